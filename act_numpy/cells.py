@@ -1,0 +1,84 @@
+"""The two state-transition functions S of the paper, one forward/backward pair each.
+
+A cell maps a pre-activation ``z = x~ W_x + s W_s + b_s`` (computed by the caller, because the
+caller knows how to add the input part cheaply) and the previous state to the next state.
+
+State conventions (same in act_torch):
+- ``rnn``:  the state is one array ``s (B, H)``;  ``s' = tanh(z)`` with ``z (B, H)``.
+- ``lstm``: the state is a pair ``(h, c)`` of ``(B, H)`` arrays; ``z (B, 4H)`` holds the gate blocks
+  in the order i, f, o, g:  ``c' = sigma(f) c + sigma(i) tanh(g)``,  ``h' = sigma(o) tanh(c')``.
+  The halting unit and the output read ``h``, never ``c``.
+
+Every backward takes the gradient with respect to the *new* state and returns the gradient
+with respect to ``z`` and to the *previous* state.
+"""
+
+import numpy as np
+
+CELLS = ("rnn", "lstm")
+
+
+def sigmoid(z):
+    """Logistic function, written through tanh so it never overflows for large |z|."""
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def gate_size(cell, H):
+    """Width G of the pre-activation z for a state of H units: H (rnn) or 4H (lstm)."""
+    if cell == "rnn":
+        return H
+    if cell == "lstm":
+        return 4 * H
+    raise ValueError(f"unknown cell {cell!r}; expected one of {CELLS}")
+
+
+# --------------------------------------------------------------------------- tanh RNN
+def rnn_forward(z, s_prev):
+    """s' = tanh(z).  z (B, H) -> s' (B, H); the cache is s' itself (tanh' = 1 - s'^2)."""
+    s = np.tanh(z)
+    return s, s
+
+
+def rnn_backward(ds, cache):
+    """ds (B, H) = dL/ds'  ->  dz (B, H); the previous state only enters through z."""
+    s = cache
+    return ds * (1.0 - s * s)
+
+
+# --------------------------------------------------------------------------- LSTM
+def lstm_forward(z, state_prev):
+    """One LSTM update.
+
+    z (B, 4H) gate pre-activations in block order i, f, o, g; state_prev = (h, c), each (B, H).
+    Returns the new state (h', c') and a cache for lstm_backward.
+    """
+    _, c_prev = state_prev
+    H = c_prev.shape[1]
+    i = sigmoid(z[:, 0 * H:1 * H])
+    f = sigmoid(z[:, 1 * H:2 * H])
+    o = sigmoid(z[:, 2 * H:3 * H])
+    g = np.tanh(z[:, 3 * H:4 * H])
+    c = f * c_prev + i * g
+    tc = np.tanh(c)
+    h = o * tc
+    return (h, c), (i, f, o, g, c_prev, tc)
+
+
+def lstm_backward(dstate, cache):
+    """dstate = (dh', dc') each (B, H)  ->  dz (B, 4H) and dc_prev (B, H).
+
+    (dh_prev is not returned: h_prev only reaches the new state through z, whose gradient the
+    caller sends back through W_s.)
+    """
+    dh, dc = dstate
+    i, f, o, g, c_prev, tc = cache
+    do = dh * tc
+    dc = dc + dh * o * (1.0 - tc * tc)      # c' feeds h' through tanh
+    di = dc * g
+    df = dc * c_prev
+    dg = dc * i
+    dc_prev = dc * f
+    dz = np.concatenate(
+        [di * i * (1.0 - i), df * f * (1.0 - f), do * o * (1.0 - o), dg * (1.0 - g * g)], axis=1
+    )
+    return dz, dc_prev

@@ -1,0 +1,94 @@
+"""The seven ACT parameters: their names, their shapes, checking them, and initialising them.
+
+Names are the paper's. Every weight is used as ``x @ W`` (shape ``(in, out)``), the same in
+NumPy and PyTorch, so no transposes hide between the two packages.
+
+| name  | shape      | role                                                          |
+|-------|------------|---------------------------------------------------------------|
+| W_x   | (D + 1, G) | input -> cell; the last row belongs to the first-step flag    |
+| W_s   | (H, G)     | previous state -> cell                                        |
+| b_s   | (G,)       | cell bias                                                     |
+| W_h   | (H, 1)     | state -> halting unit, eq. (5)                                |
+| b_h   | (1,)       | halting bias (the paper initialises it to 1)                  |
+| W_y   | (H, O)     | state -> output, eq. (4)                                      |
+| b_y   | (O,)       | output bias                                                   |
+
+G = H for the tanh RNN and 4H for the LSTM (gate blocks i, f, o, g).
+"""
+
+import numbers
+
+import numpy as np
+
+from .cells import CELLS, gate_size
+
+PARAM_NAMES = ("W_x", "W_s", "b_s", "W_h", "b_h", "W_y", "b_y")
+
+
+def param_shapes(cell, D, H, O):
+    """Expected shape of every parameter for input size D, state size H and output size O."""
+    G = gate_size(cell, H)
+    return {
+        "W_x": (D + 1, G), "W_s": (H, G), "b_s": (G,),
+        "W_h": (H, 1), "b_h": (1,),
+        "W_y": (H, O), "b_y": (O,),
+    }
+
+
+def check_inputs(x_shape, shapes, cell, epsilon, max_ponder):
+    """Validate the arguments of act_forward from shapes alone (shared by NumPy and PyTorch).
+
+    x_shape: shape of x; shapes: dict name -> shape of each parameter.
+    Returns (B, T, D, H, O). Raises ValueError naming the problem.
+    """
+    if cell not in CELLS:
+        raise ValueError(f"unknown cell {cell!r}; expected one of {CELLS}")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0.0 < epsilon < 1.0:
+        raise ValueError(f"epsilon must be a number in (0, 1), got {epsilon!r}")
+    if isinstance(max_ponder, bool) or not isinstance(max_ponder, numbers.Integral) or max_ponder < 1:
+        raise ValueError(f"max_ponder must be an integer >= 1, got {max_ponder!r}")
+    if len(x_shape) != 3:
+        raise ValueError(f"x must be 3-D (B, T, D), got shape {tuple(x_shape)}")
+    B, T, D = x_shape
+    if B < 1 or T < 1:
+        raise ValueError(f"x must have at least one sequence and one time step, got shape {tuple(x_shape)}")
+    missing = [k for k in PARAM_NAMES if k not in shapes]
+    extra = [k for k in shapes if k not in PARAM_NAMES]
+    if missing or extra:
+        raise ValueError(f"params keys must be exactly {PARAM_NAMES}; missing {missing}, unexpected {extra}")
+    if len(shapes["W_s"]) != 2 or len(shapes["W_y"]) != 2:
+        raise ValueError(f"W_s and W_y must be 2-D, got {tuple(shapes['W_s'])} and {tuple(shapes['W_y'])}")
+    H, O = shapes["W_s"][0], shapes["W_y"][1]
+    for name, want in param_shapes(cell, D, H, O).items():
+        if tuple(shapes[name]) != want:
+            raise ValueError(
+                f"params[{name!r}] has shape {tuple(shapes[name])}, expected {want} "
+                f"for cell={cell!r}, D={D}, H={H}, O={O}"
+            )
+    return B, T, D, H, O
+
+
+def init_params(cell, D, H, O, rng, *, halting_bias=1.0, dtype=np.float64):
+    """Random parameters for ACT over `cell`, seeded through `rng` (a np.random.Generator).
+
+    Weights are Gaussian with standard deviation 1/sqrt(fan_in) so activations start in the
+    responsive range of tanh/sigmoid. b_h = halting_bias (1 in the paper, so that h starts near
+    0.73 and the first steps halt early). The LSTM forget-gate bias starts at 1, a common choice
+    that lets the cell remember by default; all other biases start at 0.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("rng must be a np.random.Generator, e.g. np.random.default_rng(0)")
+    G = gate_size(cell, H)
+    fan_in = D + 1 + H
+    p = {
+        "W_x": rng.normal(0.0, 1.0 / np.sqrt(fan_in), (D + 1, G)),
+        "W_s": rng.normal(0.0, 1.0 / np.sqrt(fan_in), (H, G)),
+        "b_s": np.zeros(G),
+        "W_h": rng.normal(0.0, 1.0 / np.sqrt(H), (H, 1)),
+        "b_h": np.full(1, float(halting_bias)),
+        "W_y": rng.normal(0.0, 1.0 / np.sqrt(H), (H, O)),
+        "b_y": np.zeros(O),
+    }
+    if cell == "lstm":
+        p["b_s"][H:2 * H] = 1.0
+    return {k: v.astype(dtype) for k, v in p.items()}
