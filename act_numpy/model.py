@@ -1,0 +1,78 @@
+"""An ACT network plus its task loss: a batch in, (loss, grads, stats) out.
+
+    model = ACTModel("rnn", D=64, H=128, O=1, loss="sigmoid", tau=1e-3, rng=np.random.default_rng(0))
+    loss, grads, stats = model.loss(x, y, mask)
+    Adam(model.params, lr=1e-3).step(grads)
+
+The objective is the paper's L^ = L + tau * P (eq. 12), both terms averaged over the batch:
+L is the cross-entropy summed over the steps that have targets, and P = sum_t rho_t over the
+steps of each sequence (eq. 11). A sequence's steps are those up to its last target, so the
+zero padding after a short sequence costs no ponder time.
+"""
+
+import numpy as np
+
+from .act import act_backward, act_forward
+from .losses import LOSSES
+from .params import init_params
+
+
+def sequence_steps(mask):
+    """(B, T) mask of the steps that belong to each sequence: every step up to its last target."""
+    mask = np.asarray(mask) > 0
+    # a step belongs to the sequence if some target exists at or after it
+    return np.flip(np.maximum.accumulate(np.flip(mask, axis=1), axis=1), axis=1).astype(np.float64)
+
+
+class ACTModel:
+    """ACT over a tanh RNN or LSTM with a sigmoid or softmax read-out.
+
+    cell: "rnn" or "lstm"; D, H, O: input, state and output sizes; loss: "sigmoid" or "softmax";
+    heads: number of softmax groups in the O outputs (addition: 6); tau: time penalty;
+    epsilon, max_ponder: halting threshold and cap M (max_ponder=1 is the no-ACT baseline:
+    one update per input). params: existing parameters, or None to draw them from rng.
+    """
+
+    def __init__(self, cell, D, H, O, *, loss="sigmoid", heads=1, tau=1e-3, epsilon=0.01,
+                 max_ponder=100, halting_bias=1.0, rng=None, params=None, dtype=np.float64):
+        if loss not in LOSSES:
+            raise ValueError(f"unknown loss {loss!r}; expected one of {tuple(LOSSES)}")
+        if tau < 0:
+            raise ValueError(f"tau must be >= 0, got {tau}")
+        self.cell, self.loss_kind, self.heads = cell, loss, heads
+        self.tau, self.epsilon, self.max_ponder = tau, epsilon, max_ponder
+        if params is None:
+            rng = rng if rng is not None else np.random.default_rng(0)
+            params = init_params(cell, D, H, O, rng, halting_bias=halting_bias, dtype=dtype)
+        self.params = params
+
+    def forward(self, x):
+        """y (B, T, O), N (B, T), R (B, T), cache: act_forward with this model's settings."""
+        return act_forward(x, self.params, cell=self.cell, epsilon=self.epsilon, max_ponder=self.max_ponder)
+
+    def _task_loss(self, y_hat, y, mask):
+        if self.loss_kind == "sigmoid":
+            return LOSSES["sigmoid"](y_hat, y, mask)
+        return LOSSES["softmax"](y_hat, y, mask, heads=self.heads)
+
+    def loss(self, x, y, mask):
+        """Loss, gradients (keys of params, plus "x") and statistics for one batch.
+
+        x (B, T, D), y targets as the task gives them, mask (B, T).
+        stats: "data_loss", "ponder_cost" (tau * mean P), "N", "R", "rho" (B, T) with zeros
+        outside each sequence, "wrong" (B, T) bool, "sequence_error" (B,) bool,
+        "mean_ponder" (mean rho over the sequences' steps), "max_ponder" (largest N).
+        """
+        y_hat, N, R, cache = self.forward(x)
+        B = x.shape[0]
+        data_loss, dy, wrong = self._task_loss(y_hat, y, mask)
+        steps = sequence_steps(mask)
+        rho = (N + R) * steps                             # eq. (10), only where the sequence lives
+        ponder_cost = self.tau * float(rho.sum()) / B     # tau * P, eq. (11)-(12)
+        grads = act_backward(dy, self.tau * steps / B, cache)
+        stats = {
+            "data_loss": data_loss, "ponder_cost": ponder_cost, "N": N, "R": R, "rho": rho,
+            "wrong": wrong, "sequence_error": wrong.any(axis=1),
+            "mean_ponder": float(rho.sum() / max(steps.sum(), 1.0)), "max_ponder": int((N * steps).max()),
+        }
+        return data_loss + ponder_cost, grads, stats
