@@ -1,0 +1,334 @@
+"""Synthetic tasks of Graves (2016), section 3: parity, logic, addition and sort.
+
+Every task is generated online from a passed-in ``np.random.Generator``::
+
+    x, y, mask = make_batch(task, rng, batch_size, **options)
+
+``x`` is float64 with shape (B, T, D); ``mask`` is float64 with shape (B, T), 1 where a target
+exists and 0 elsewhere. Sequences shorter than T are followed by zero padding with mask 0, and
+targets are 0 wherever the mask is 0, so a batch never carries stray labels. The same generator
+state always gives the same batch.
+
+Shapes per task with the default options (B = batch size)::
+
+    task      x             y                     mask     loss
+    parity    (B, 1, 64)    (B, 1, 1) float 0/1   (B, 1)   sigmoid (one unit)
+    logic     (B, 10, 102)  (B, 10, 1) float 0/1  (B, 10)  sigmoid (one unit)
+    addition  (B, 5, 50)    (B, 5, 6) int 0..10   (B, 5)   softmax, 6 heads of 11 classes
+    sort      (B, 30, 2)    (B, 30) int 0..14     (B, 30)  softmax, 15 classes
+
+Options shrink a task for quick experiments (parity ``bits``; logic ``max_vectors`` and
+``max_gates``; addition ``max_numbers`` and ``max_digits``; sort ``max_length``). Anything
+unknown or out of range raises ``ValueError``.
+
+Conventions the paper leaves open, chosen here
+----------------------------------------------
+parity
+    The count of non-zero entries is uniform on 1..bits, their positions are distinct and
+    uniform, and each sign is +1 or -1 with probability 1/2. Target 1 when the number of +1
+    entries is odd.
+logic
+    Input vector: ``[b0, b1, chunk 1, ..., chunk 10]`` with chunks of 10 units, so the width is
+    102 whatever ``max_gates`` is (``max_gates`` only caps how many chunks are used, 1..10).
+    Chunk j one-hot encodes gate T_j by its index in Table 1 (unit 0 = NOR, ..., unit 9 = OR).
+    The number of gates is uniform on 1..max_gates for every vector, each gate uniform over
+    the ten. Eq. (21): b_{i+1} = T_i(b_i, b_{i-1}), so P = b_i (the newer bit) and
+    Q = b_{i-1}; the target is b_{B+1}. From the second vector on, b0 is the previous target
+    for the computation but is written as 0 in the input. The sequence length is uniform on
+    1..max_vectors and T = max_vectors.
+addition
+    A number with D digits (D uniform on 1..max_digits) is written in D one-hot blocks of 10
+    units, **least significant digit first**: block 0 holds the units digit, block 1 the tens,
+    and so on; blocks D..max_digits-1 are zero. The input width is 10 * max_digits (50 by
+    default), so a smaller version really is smaller. Digits are uniform on 0..9 except the
+    most significant one of a number with D > 1, which is uniform on 1..9: a D-digit number
+    has no leading zero, so D is the true length and a fair difficulty measure.
+    The target at step t is the running sum of inputs 0..t written with max_digits + 1
+    digits (6 by default) in the same order; every digit position past the sum's most
+    significant digit gets class 10 ("beyond the end of the number"). A sum of 0 is written
+    as one digit "0". There is no target at t = 0 (mask 0). Because at most 10 numbers of
+    max_digits digits always sum to less than 10 ** (max_digits + 1), ``max_numbers`` is
+    limited to 1..10; ``max_digits`` is limited to 1..17 so that sums fit in int64.
+    The sequence length is uniform on 1..max_numbers and T = max_numbers.
+sort
+    K (uniform on 2..max_length) numbers drawn from N(0, 1) are shown at steps 0..K-1 with
+    input ``(value, flag)``; the end-of-input flag is 1 **on the last number** (step K-1), so
+    the network knows the input has ended at the same step it sees the last value. Then come
+    K output steps t = K..2K-1 with zero input, where the target at t = K + j is the index
+    (0..K-1) of the j-th smallest input (ascending). T = 2 * max_length; the tail after the
+    outputs is zero padding. Only the K output steps have mask 1. The output is a
+    max_length-way softmax (15 by default).
+"""
+
+import numpy as np
+
+TASKS = ("parity", "logic", "addition", "sort")
+
+# Default option values per task; also the set of options each task accepts.
+DEFAULTS = {
+    "parity": {"bits": 64},
+    "logic": {"max_vectors": 10, "max_gates": 10},
+    "addition": {"max_numbers": 5, "max_digits": 5},
+    "sort": {"max_length": 15},
+}
+
+# Allowed range (inclusive) of every option; None means no upper limit.
+_LIMITS = {
+    "bits": (1, None),
+    "max_vectors": (1, None),
+    "max_gates": (1, 10),
+    "max_numbers": (1, 10),
+    "max_digits": (1, 17),
+    "max_length": (2, None),
+}
+
+# Table 1 of the paper. Gate names in the paper's order (index 0 here is gate 1 there), and
+# each gate's output for the rows (P, Q) = (T, T), (T, F), (F, T), (F, F), as in the table.
+GATE_NAMES = ("NOR", "Xq", "ABJ", "XOR", "NAND", "AND", "XNOR", "if/then", "then/if", "OR")
+_TABLE1_ROWS = {
+    "NOR": "FFFT",
+    "Xq": "FFTF",
+    "ABJ": "FTFF",
+    "XOR": "FTTF",
+    "NAND": "FTTT",
+    "AND": "TFFF",
+    "XNOR": "TFFT",
+    "if/then": "TFTT",
+    "then/if": "TTFT",
+    "OR": "TTTF",
+}
+
+
+def _truth_tables():
+    """Table 1 as an int array ``table[gate, P, Q]`` with gate 0..9 and P, Q in {0, 1}."""
+    table = np.zeros((len(GATE_NAMES), 2, 2), dtype=np.int64)
+    row_order = ((1, 1), (1, 0), (0, 1), (0, 0))
+    for g, name in enumerate(GATE_NAMES):
+        for (p, q), out in zip(row_order, _TABLE1_ROWS[name]):
+            table[g, p, q] = out == "T"
+    return table
+
+
+TRUTH_TABLE = _truth_tables()
+
+NUM_GATE_CHUNKS = 10  # logic input always has 10 chunks of 10 units after b0 and b1
+LOGIC_WIDTH = 2 + NUM_GATE_CHUNKS * len(GATE_NAMES)  # 102
+END_CLASS = 10  # addition: class for "beyond the end of the number"
+
+
+# ----------------------------------------------------------------------------------------
+# Argument checks
+# ----------------------------------------------------------------------------------------
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_task(task):
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; expected one of {TASKS}")
+
+
+def resolve_options(task, **options):
+    """Check ``options`` for ``task`` and return them merged with the defaults (a new dict)."""
+    _check_task(task)
+    allowed = DEFAULTS[task]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {unknown} for task {task!r}; allowed: {sorted(allowed)}")
+    merged = dict(allowed)
+    for name, value in options.items():
+        if not _is_int(value):
+            raise ValueError(f"option {name!r} must be an int, got {type(value).__name__}")
+        low, high = _LIMITS[name]
+        if value < low or (high is not None and value > high):
+            bounds = f">= {low}" if high is None else f"in {low}..{high}"
+            raise ValueError(f"option {name!r} must be {bounds}, got {value}")
+        merged[name] = int(value)
+    return merged
+
+
+# ----------------------------------------------------------------------------------------
+# Small helpers for models, training and plots
+# ----------------------------------------------------------------------------------------
+
+def input_size(task, **options):
+    """Width D of ``x``: parity ``bits``, logic 102, addition ``10 * max_digits``, sort 2."""
+    opts = resolve_options(task, **options)
+    if task == "parity":
+        return opts["bits"]
+    if task == "logic":
+        return LOGIC_WIDTH
+    if task == "addition":
+        return 10 * opts["max_digits"]
+    return 2
+
+
+def output_size(task, **options):
+    """Number of output units: parity 1, logic 1, addition (max_digits+1)*11, sort max_length."""
+    opts = resolve_options(task, **options)
+    if task in ("parity", "logic"):
+        return 1
+    if task == "addition":
+        return (opts["max_digits"] + 1) * 11
+    return opts["max_length"]
+
+
+def loss_kind(task):
+    """"sigmoid" (binary cross-entropy) for parity/logic, "softmax" for addition/sort."""
+    _check_task(task)
+    return "sigmoid" if task in ("parity", "logic") else "softmax"
+
+
+def num_heads(task, **options):
+    """Independent softmax groups in the output: addition max_digits + 1, every other task 1."""
+    opts = resolve_options(task, **options)
+    return opts["max_digits"] + 1 if task == "addition" else 1
+
+
+def difficulty(task, x, y, mask):
+    """Difficulty of each sequence (or step) of a batch made by ``make_batch``; int64.
+
+    parity   (B,)    number of non-zero input bits
+    logic    (B, T)  number of gates in each vector (0 on padding)
+    addition (B, T)  number of digits of each input number (0 on padding)
+    sort     (B,)    sequence length K (number of numbers to sort)
+    """
+    _check_task(task)
+    x = np.asarray(x)
+    mask = np.asarray(mask)
+    if task == "parity":
+        return np.count_nonzero(x[:, 0, :], axis=1).astype(np.int64)
+    if task == "logic":
+        # each used chunk holds exactly one 1
+        return np.rint(x[:, :, 2:].sum(axis=2)).astype(np.int64)
+    if task == "addition":
+        # each used digit block holds exactly one 1
+        return np.rint(x.sum(axis=2)).astype(np.int64)
+    return np.rint(mask.sum(axis=1)).astype(np.int64)
+
+
+# ----------------------------------------------------------------------------------------
+# Generators, one per task
+# ----------------------------------------------------------------------------------------
+
+def _parity(rng, batch, bits):
+    count = rng.integers(1, bits + 1, size=batch)  # non-zero entries per row, 1..bits
+    # rank of each position in a random order: the `count` lowest ranks are the chosen ones
+    ranks = np.argsort(np.argsort(rng.random((batch, bits)), axis=1), axis=1)
+    chosen = ranks < count[:, None]
+    signs = 2.0 * rng.integers(0, 2, size=(batch, bits)) - 1.0
+    bits_in = np.where(chosen, signs, 0.0)
+    positives = np.count_nonzero(bits_in > 0, axis=1)
+    x = bits_in[:, None, :]
+    y = (positives % 2).astype(np.float64)[:, None, None]
+    mask = np.ones((batch, 1))
+    return x, y, mask
+
+
+def _logic(rng, batch, max_vectors, max_gates):
+    T = max_vectors
+    length = rng.integers(1, max_vectors + 1, size=batch)
+    valid = np.arange(T)[None, :] < length[:, None]  # (B, T)
+    n_gates = rng.integers(1, max_gates + 1, size=(batch, T))
+    gates = rng.integers(0, len(GATE_NAMES), size=(batch, T, max_gates))
+    b0_first = rng.integers(0, 2, size=batch)
+    b1 = rng.integers(0, 2, size=(batch, T))
+
+    x = np.zeros((batch, T, LOGIC_WIDTH))
+    y = np.zeros((batch, T, 1))
+    rows = np.arange(batch)
+    b0 = b0_first  # b0 used in the computation: random at t = 0, previous target afterwards
+    for t in range(T):
+        if t == 0:
+            x[:, 0, 0] = b0_first  # later vectors keep b0 written as 0
+        x[:, t, 1] = b1[:, t]
+        older, newer = b0, b1[:, t]  # (b_{i-1}, b_i) with i = 1
+        for j in range(max_gates):
+            used = j < n_gates[:, t]
+            x[rows[used], t, 2 + 10 * j + gates[used, t, j]] = 1.0
+            # eq. (21): b_{i+1} = T_i(P = b_i, Q = b_{i-1}); unused gates leave the bits alone
+            nxt = TRUTH_TABLE[gates[:, t, j], newer, older]
+            older, newer = np.where(used, newer, older), np.where(used, nxt, newer)
+        y[:, t, 0] = newer
+        b0 = newer
+    x *= valid[:, :, None]
+    y *= valid[:, :, None]
+    return x, y, valid.astype(np.float64)
+
+
+def _addition(rng, batch, max_numbers, max_digits):
+    T = max_numbers
+    length = rng.integers(1, max_numbers + 1, size=batch)
+    valid = np.arange(T)[None, :] < length[:, None]  # (B, T)
+    n_digits = rng.integers(1, max_digits + 1, size=(batch, T))
+    digits = rng.integers(0, 10, size=(batch, T, max_digits))  # least significant first
+    leading = rng.integers(1, 10, size=(batch, T))
+
+    position = np.arange(max_digits)[None, None, :]
+    is_top = (position == (n_digits - 1)[:, :, None]) & (n_digits[:, :, None] > 1)
+    digits = np.where(is_top, leading[:, :, None], digits)
+    present = (position < n_digits[:, :, None]) & valid[:, :, None]  # (B, T, max_digits)
+    digits = np.where(present, digits, 0)
+
+    # one-hot blocks: block k holds digit k (units first)
+    x = np.zeros((batch, T, max_digits, 10))
+    b, t, k = np.nonzero(present)
+    x[b, t, k, digits[b, t, k]] = 1.0
+    x = x.reshape(batch, T, 10 * max_digits)
+
+    powers = 10 ** np.arange(max_digits + 1, dtype=np.int64)
+    values = (digits * powers[:max_digits]).sum(axis=2)  # (B, T); 0 on padding
+    sums = np.cumsum(values, axis=1)
+    sum_digits = (sums[:, :, None] // powers) % 10  # (B, T, max_digits + 1)
+    # length of the sum in digits (0 counts as one digit)
+    sum_len = 1 + (sums[:, :, None] >= powers[1:]).sum(axis=2)
+    past_end = np.arange(max_digits + 1)[None, None, :] >= sum_len[:, :, None]
+    y = np.where(past_end, END_CLASS, sum_digits).astype(np.int64)
+
+    mask = valid.copy()
+    mask[:, 0] = False  # no target for the first number
+    y *= mask[:, :, None]
+    return x, y, mask.astype(np.float64)
+
+
+def _sort(rng, batch, max_length):
+    T = 2 * max_length
+    K = rng.integers(2, max_length + 1, size=batch)
+    values = rng.standard_normal((batch, max_length))
+    shown = np.arange(max_length)[None, :] < K[:, None]
+    values = np.where(shown, values, 0.0)
+
+    x = np.zeros((batch, T, 2))
+    x[:, :max_length, 0] = values
+    rows = np.arange(batch)
+    x[rows, K - 1, 1] = 1.0  # end-of-input flag on the last number
+
+    # unused slots sort to the end, so the first K entries of each order are the answer
+    order = np.argsort(np.where(shown, values, np.inf), axis=1, kind="stable")
+    y = np.zeros((batch, T), dtype=np.int64)
+    mask = np.zeros((batch, T))
+    b, j = np.nonzero(shown)  # j-th output of row b, for j < K[b]
+    y[b, K[b] + j] = order[b, j]
+    mask[b, K[b] + j] = 1.0
+    return x, y, mask
+
+
+_GENERATORS = {"parity": _parity, "logic": _logic, "addition": _addition, "sort": _sort}
+
+
+def make_batch(task, rng, batch_size, **options):
+    """Draw a batch of ``task``; returns ``(x, y, mask)`` as described in the module docstring.
+
+    task: one of TASKS. rng: np.random.Generator (the only source of randomness).
+    batch_size: int >= 1. options: task options (see DEFAULTS), checked by resolve_options.
+    """
+    opts = resolve_options(task, **options)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a np.random.Generator, got {type(rng).__name__}")
+    if not _is_int(batch_size):
+        raise ValueError(f"batch_size must be an int, got {type(batch_size).__name__}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    return _GENERATORS[task](rng, int(batch_size), **opts)
