@@ -1,0 +1,25 @@
+"""Shared helpers for the tests: small seeded ACT problems."""
+
+import numpy as np
+
+from act_numpy.params import init_params
+
+
+def logit(p):
+    return float(np.log(p / (1.0 - p)))
+
+
+def make_problem(cell="rnn", B=3, T=3, D=4, H=5, O=2, seed=0, halting_bias=1.0, w_h_scale=3.0, dtype=np.float64):
+    """Random weights, inputs, dy and dponder for a small ACT problem.
+
+    w_h_scale enlarges W_h so that the halting units differ across rows and steps
+    (non-trivial N); w_h_scale=0 makes every halting unit equal to sigmoid(halting_bias).
+    """
+    rng = np.random.default_rng(seed)
+    params = init_params(cell, D, H, O, rng, halting_bias=halting_bias)
+    params["W_h"] *= w_h_scale
+    x = rng.normal(size=(B, T, D))
+    dy = rng.normal(size=(B, T, O))
+    dponder = rng.normal(size=(B, T))
+    cast = {k: v.astype(dtype) for k, v in params.items()}
+    return x.astype(dtype), cast, dy, dponder

@@ -1,0 +1,99 @@
+"""Bad input gets a ValueError that names the problem."""
+
+import numpy as np
+import pytest
+
+from act_numpy.act import act_backward, act_forward
+from act_numpy.model import ACTModel
+from act_numpy.params import init_params
+from conftest import make_problem
+
+
+@pytest.fixture
+def good():
+    x, params, dy, dponder = make_problem("rnn")
+    return x, params
+
+
+def call(x, params, **kw):
+    return act_forward(x, params, **{"cell": "rnn", **kw})
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(epsilon=0.0), "epsilon"), (dict(epsilon=1.0), "epsilon"), (dict(epsilon=-0.1), "epsilon"),
+    (dict(epsilon=float("nan")), "epsilon"), (dict(epsilon="0.01"), "epsilon"),
+    (dict(max_ponder=0), "max_ponder"), (dict(max_ponder=2.5), "max_ponder"), (dict(max_ponder=True), "max_ponder"),
+    (dict(cell="gru"), "cell"),
+])
+def test_bad_settings(good, kw, match):
+    x, params = good
+    with pytest.raises(ValueError, match=match):
+        call(x, params, **kw)
+
+
+def test_x_not_3d(good):
+    x, params = good
+    with pytest.raises(ValueError, match="3-D"):
+        call(x[0], params)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_x(good, bad):
+    x, params = good
+    x = x.copy()
+    x[0, 1, 2] = bad
+    with pytest.raises(ValueError, match="NaN or inf"):
+        call(x, params)
+
+
+def test_non_numeric_x(good):
+    _, params = good
+    with pytest.raises(ValueError, match="numeric"):
+        call(np.full((1, 1, 4), "a"), params)
+
+
+def test_missing_and_extra_keys(good):
+    x, params = good
+    missing = {k: v for k, v in params.items() if k != "W_h"}
+    with pytest.raises(ValueError, match="W_h"):
+        call(x, missing)
+    with pytest.raises(ValueError, match="W_z"):
+        call(x, dict(params, W_z=np.zeros(1)))
+
+
+@pytest.mark.parametrize("name", ["W_x", "W_s", "b_s", "W_h", "b_h", "W_y", "b_y"])
+def test_wrong_parameter_shape(good, name):
+    x, params = good
+    bad = dict(params, **{name: np.zeros(params[name].shape + (1,))})
+    with pytest.raises(ValueError, match=name):
+        call(x, bad)
+
+
+def test_rnn_params_with_lstm_cell(good):
+    x, params = good
+    with pytest.raises(ValueError, match="W_x"):
+        call(x, params, cell="lstm")
+
+
+def test_input_size_mismatch(good):
+    x, params = good
+    with pytest.raises(ValueError, match="W_x"):
+        call(x[:, :, :3], params)
+
+
+def test_bad_dy_shape(good):
+    x, params = good
+    *_, cache = call(x, params)
+    with pytest.raises(ValueError, match="dy"):
+        act_backward(np.zeros((1, 1, 1)), 0.0, cache)
+
+
+def test_init_and_model_errors():
+    with pytest.raises(ValueError, match="cell"):
+        init_params("gru", 2, 3, 1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="rng"):
+        init_params("rnn", 2, 3, 1, rng=0)
+    with pytest.raises(ValueError, match="loss"):
+        ACTModel("rnn", 2, 3, 1, loss="hinge")
+    with pytest.raises(ValueError, match="tau"):
+        ACTModel("rnn", 2, 3, 1, tau=-1.0)
