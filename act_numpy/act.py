@@ -130,12 +130,12 @@ def act_backward(dy, dponder, cache):
         p = np.stack(st["p"], axis=1)          # (B, n_steps)
         h = np.stack(st["h"], axis=1)
         # eqs (16)-(18): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
-        dp = np.einsum("bh,bnh->bn", ds_mean, s_n)
+        dp = (s_n @ ds_mean[:, :, None])[..., 0]
         if cell == "lstm":
-            dp += np.einsum("bh,bnh->bn", dc_next, np.stack(st["c"], axis=1))
+            dp += (np.stack(st["c"], axis=1) @ dc_next[:, :, None])[..., 0]
         dh = halting_backward(dp, dponder[:, t], N[:, t])        # eqs (19), (20)
         dzh = dh * h * (1.0 - h)                                 # through the sigmoid of eq. (5)
-        g["W_h"][:, 0] += np.einsum("bnh,bn->h", s_n, dzh)
+        g["W_h"][:, 0] += s_n.reshape(-1, H).T @ dzh.reshape(-1)
         g["b_h"][0] += dzh.sum()
 
         # back through the ponder steps, last to first; rows that halted before step n have
@@ -153,7 +153,7 @@ def act_backward(dy, dponder, cache):
             dz_steps.append(dz)
         dz_steps.reverse()
         dz_all = np.stack(dz_steps, axis=1)                      # (B, n_steps, G)
-        g["W_s"] += np.einsum("bnh,bng->hg", np.stack(st["s_in"], axis=1), dz_all)
+        g["W_s"] += np.stack(st["s_in"], axis=1).reshape(-1, H).T @ dz_all.reshape(-1, G)
         dZ[:, t] = dz_all.sum(axis=1)
         dflag += dz_steps[0].sum(axis=0)                         # the flag is 1 only at n = 1
         d_next, dc_next = d_chain, dc_chain    # step 1 read the mean-field state of t - 1
