@@ -1,0 +1,78 @@
+"""Train ACT with the NumPy reference: ``python -m act_numpy.train --help``.
+
+The loop, options, logs and checkpoints live in ``training.py`` and are shared with the PyTorch
+backend (``python -m act_torch.train``, the fast one). This file only says how NumPy holds the
+model and takes a step: ACTModel.loss (forward, hand-written backward) and Adam.
+
+    python -m act_numpy.train --task parity --bits 8 --hidden 32 --lr 1e-3 --iterations 2000
+"""
+
+import numpy as np
+
+from . import training
+from .losses import LOSSES
+from .model import ACTModel, sequence_steps
+from .optim import Adam
+
+
+class NumpyBackend:
+    """An ACTModel and its Adam optimiser, built from a training config (see training.py)."""
+
+    name = "numpy"
+    default_dtype = "float64"
+
+    def __init__(self, config):
+        D, O, loss, heads = training.model_sizes(config)
+        self.dtype = np.dtype(config["dtype"])
+        params = {k: v.astype(self.dtype) for k, v in training.init_parameters(config).items()}
+        self.model = ACTModel(config["cell"], D, config["hidden"], O, loss=loss, heads=heads,
+                              tau=config["tau"], epsilon=config["epsilon"],
+                              max_ponder=config["max_ponder"], params=params)
+        self.optimizer = Adam(self.model.params, lr=config["lr"])
+
+    def train_step(self, x, y, mask):
+        """One Adam step on the batch; returns loss, wrong (B, T), rho (B, T), N (B, T)."""
+        loss, grads, stats = self.model.loss(x.astype(self.dtype), y, mask)
+        self.optimizer.step(grads)
+        return {"loss": loss, "wrong": stats["wrong"], "rho": stats["rho"], "N": stats["N"]}
+
+    def evaluate(self, x, y, mask):
+        """The same statistics as train_step, forward only, parameters untouched."""
+        m = self.model
+        y_hat, N, R, _ = m.forward(x.astype(self.dtype))
+        if m.loss_kind == "sigmoid":
+            data_loss, _, wrong = LOSSES["sigmoid"](y_hat, y, mask)
+        else:
+            data_loss, _, wrong = LOSSES["softmax"](y_hat, y, mask, heads=m.heads)
+        rho = (N + R) * sequence_steps(mask)                   # eq. (10) on the sequence's steps
+        loss = data_loss + m.tau * float(rho.sum()) / x.shape[0]   # eq. (12), batch mean
+        return {"loss": loss, "wrong": wrong, "rho": rho, "N": N}
+
+    def state_dict(self):
+        """Parameters and Adam state as a flat dict of arrays (what checkpoints store)."""
+        opt = self.optimizer.state_dict()
+        state = {"adam_t": np.array(opt["t"])}
+        for k, v in self.model.params.items():
+            state[f"param/{k}"] = v.copy()
+            state[f"adam_m/{k}"], state[f"adam_v/{k}"] = opt["m"][k], opt["v"][k]
+        return state
+
+    def load_state_dict(self, state):
+        for k, v in self.model.params.items():
+            v[...] = state[f"param/{k}"]           # in place: Adam holds these same arrays
+        self.optimizer.load_state_dict({
+            "t": int(state["adam_t"]),
+            "m": {k: state[f"adam_m/{k}"] for k in self.model.params},
+            "v": {k: state[f"adam_v/{k}"] for k in self.model.params}})
+
+    def params_numpy(self):
+        """The current parameters as float64 NumPy arrays (for comparing backends)."""
+        return {k: v.astype(np.float64) for k, v in self.model.params.items()}
+
+
+def main(argv=None):
+    return training.main(NumpyBackend, argv)
+
+
+if __name__ == "__main__":
+    main()
