@@ -178,6 +178,8 @@ def make_config(options, backend=None):
         config["out"] = os.path.join(
             "runs", f"{name}-{task}-seed{config['seed']}" + ("-noact" if config["no_act"] else ""))
     config["out"] = str(config["out"])
+    if hasattr(backend, "check_config"):
+        backend.check_config(config)   # the backend's own options, e.g. PyTorch's device
     return config
 
 

@@ -1,0 +1,141 @@
+"""Train ACT with PyTorch (the fast backend): ``python -m act_torch.train --help``.
+
+    python -m act_torch.train --task parity --bits 16 --hidden 128 --lr 1e-3 --iterations 5000
+
+The loop, options, logs and checkpoints are the NumPy package's (``act_numpy/training.py``), so
+both backends train, log and resume the same way. This file only says how PyTorch holds the
+model and takes a step:
+
+- the parameters start from ``act_numpy.params.init_params`` with the run's seed, so a seed gives
+  the same initial weights as the NumPy reference; they are then converted to torch tensors;
+- the loss is written in torch with the normalisation of ``act_numpy.losses``: cross-entropy
+  summed over the steps that have targets (and over heads), averaged over the batch, plus
+  tau * sum_t rho_t over each sequence's steps, averaged over the batch (eq. 12);
+- autograd gives the gradient (N(t) is a constant, paper section 2.2); ``torch.optim.Adam`` steps.
+
+float32 by default (fast); ``--dtype float64`` matches one NumPy step to about 1e-10.
+CUDA is used when available (``--device cpu`` to refuse it).
+"""
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from act_numpy import training
+from act_numpy.model import sequence_steps
+
+from .act import act_forward
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+class TorchBackend:
+    """Parameters as torch tensors and torch.optim.Adam, built from a training config."""
+
+    name = "torch"
+    default_dtype = "float32"
+    extra_defaults = {"device": "auto"}
+    extra_arguments = (("--device", str, "auto (CUDA when available, else CPU), cpu, cuda, cuda:1, ..."),)
+    extra_resumable = ("device",)    # a run may continue on another device (not bit-exactly)
+
+    @staticmethod
+    def check_config(config):
+        if config["device"] != "auto":
+            try:
+                torch.device(config["device"])
+            except RuntimeError as err:
+                raise ValueError(f"bad device {config['device']!r}: {err}") from None
+
+    def __init__(self, config):
+        D, O, self.loss_kind, self.heads = training.model_sizes(config)
+        device = config["device"]
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device, self.dtype = torch.device(device), DTYPES[config["dtype"]]
+        self.cell, self.tau = config["cell"], config["tau"]
+        self.epsilon, self.max_ponder = config["epsilon"], config["max_ponder"]
+        self.params = {k: torch.nn.Parameter(torch.as_tensor(v, dtype=self.dtype, device=self.device))
+                       for k, v in training.init_parameters(config).items()}
+        self.optimizer = torch.optim.Adam(self.params.values(), lr=config["lr"])
+
+    def _forward(self, x, y, mask):
+        """Loss (a 0-d tensor with gradient) and the statistics of the batch, as NumPy arrays."""
+        B, T = mask.shape
+        as_t = dict(dtype=self.dtype, device=self.device)
+        y_hat, N, R = act_forward(torch.as_tensor(x, **as_t), self.params, cell=self.cell,
+                                  epsilon=self.epsilon, max_ponder=self.max_ponder)
+        live = torch.as_tensor(mask, **as_t)
+        if self.loss_kind == "sigmoid":
+            z, target = y_hat[..., 0], torch.as_tensor(np.asarray(y).reshape(B, T), **as_t)
+            per_step = F.binary_cross_entropy_with_logits(z, target, reduction="none")
+            data_loss = (per_step * live).sum() / B
+            wrong = ((z > 0) != (target > 0.5)) & (live > 0)     # logit > 0 <=> probability > 0.5
+        else:
+            C = y_hat.shape[2] // self.heads
+            logp = F.log_softmax(y_hat.reshape(B, T, self.heads, C), dim=-1)
+            # padding may hold any label: read class 0 there (the mask zeroes it anyway)
+            labels = np.where(np.asarray(mask)[..., None] > 0, np.asarray(y).reshape(B, T, self.heads), 0)
+            labels = torch.as_tensor(labels, dtype=torch.int64, device=self.device)
+            picked = logp.gather(-1, labels[..., None])[..., 0]           # (B, T, heads)
+            data_loss = -(picked * live[..., None]).sum() / B
+            wrong = (logp.argmax(dim=-1) != labels).any(dim=-1) & (live > 0)
+        steps = torch.as_tensor(sequence_steps(mask), **as_t)
+        rho = (N.to(self.dtype) + R) * steps                 # eq. (10), only where the sequence lives
+        loss = data_loss + self.tau * rho.sum() / B          # eq. (12): L + tau P, batch means
+        stats = {"wrong": wrong.cpu().numpy(), "rho": rho.detach().cpu().numpy(), "N": N.cpu().numpy()}
+        return loss, stats
+
+    def train_step(self, x, y, mask):
+        """One Adam step on the batch; returns loss, wrong (B, T), rho (B, T), N (B, T)."""
+        self.optimizer.zero_grad(set_to_none=True)
+        loss, stats = self._forward(x, y, mask)
+        loss.backward()
+        self.optimizer.step()
+        return {"loss": loss.item(), **stats}
+
+    @torch.no_grad()
+    def evaluate(self, x, y, mask):
+        """The same statistics as train_step, without a gradient or an update."""
+        loss, stats = self._forward(x, y, mask)
+        return {"loss": loss.item(), **stats}
+
+    def state_dict(self):
+        """Parameters and Adam state as a flat dict of NumPy arrays (the NumPy backend's layout)."""
+        state = {}
+        steps = set()
+        for k, p in self.params.items():
+            s = self.optimizer.state.get(p, {})
+            state[f"param/{k}"] = p.detach().cpu().numpy().copy()
+            state[f"adam_m/{k}"] = s["exp_avg"].cpu().numpy().copy() if s else np.zeros(p.shape, state[f"param/{k}"].dtype)
+            state[f"adam_v/{k}"] = s["exp_avg_sq"].cpu().numpy().copy() if s else np.zeros(p.shape, state[f"param/{k}"].dtype)
+            steps.add(int(s["step"]) if s else 0)
+        assert len(steps) == 1, "every parameter should have taken the same number of Adam steps"
+        state["adam_t"] = np.array(steps.pop())
+        return state
+
+    def load_state_dict(self, state):
+        t = int(state["adam_t"])
+        as_t = dict(dtype=self.dtype, device=self.device)
+        with torch.no_grad():
+            for k, p in self.params.items():
+                p.copy_(torch.as_tensor(state[f"param/{k}"], **as_t))
+                self.optimizer.state.pop(p, None)
+                if t > 0:
+                    # torch's Adam keeps the step count as a float tensor on the CPU; it is read
+                    # with .item(), so any float dtype holding the integer exactly gives the same step
+                    self.optimizer.state[p] = {
+                        "step": torch.tensor(float(t), dtype=torch.float32),
+                        "exp_avg": torch.as_tensor(state[f"adam_m/{k}"], **as_t).clone(),
+                        "exp_avg_sq": torch.as_tensor(state[f"adam_v/{k}"], **as_t).clone()}
+
+    def params_numpy(self):
+        """The current parameters as float64 NumPy arrays (for comparing backends)."""
+        return {k: p.detach().cpu().numpy().astype(np.float64) for k, p in self.params.items()}
+
+
+def main(argv=None):
+    return training.main(TorchBackend, argv)
+
+
+if __name__ == "__main__":
+    main()
