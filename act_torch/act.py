@@ -69,12 +69,27 @@ def _lstm_cell(z, state):
     """
     _, c_prev = state
     H = c_prev.shape[1]
-    ifo = torch.sigmoid(z[:, :3 * H])             # one kernel for the three sigmoid gates
-    i, f, o = ifo[:, :H], ifo[:, H:2 * H], ifo[:, 2 * H:]
-    g = torch.tanh(z[:, 3 * H:])
+    z_ifo, z_g = z.split([3 * H, H], dim=1)
+    i, f, o = torch.sigmoid(z_ifo).chunk(3, dim=1)   # one kernel for the three sigmoid gates
+    g = torch.tanh(z_g)
     c = torch.addcmul(f * c_prev, i, g)
     h = o * torch.tanh(c)
     return h, (h, c)
+
+
+def halting_distribution(h, N):
+    """The halting distribution p and the remainder R from halting units and halting steps.
+
+    h (B, n) halting units h^1..h^n (eq. 5); N (B,) int64 halting steps, 1 <= N <= n.
+    Returns p (B, n) with p^k = h^k for k < N, p^N = R and 0 after (eq. 6), and
+    R (B,) = 1 - sum_{k<N} h^k (eq. 8). Only h^k with k < N enter p and R, so autograd gives
+    dR/dh^k = -1 for k < N and 0 for k >= N (eqs 14, 17, 20).
+    """
+    steps = torch.arange(1, h.shape[1] + 1, device=h.device)
+    h_before = torch.where(steps < N[:, None], h, 0.0)            # h^k for k < N(t)
+    R = 1.0 - h_before.sum(dim=1)                                  # eq. (8)
+    p = torch.where(steps == N[:, None], R[:, None], h_before)    # eq. (6)
+    return p, R
 
 
 def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100):
@@ -82,63 +97,67 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100):
 
     x (B, T, D); params: mapping of the seven parameters. Returns y (B, T, O), N (B, T) int64
     (no gradient), R (B, T). The ponder cost of step t is rho_t = N + R (eq. 10).
+
+    Each ponder step records only what autograd needs (the cell update). The halting test runs
+    beside it without gradient, because it only decides N(t); once N(t) is known, all halting
+    units of step t are recomputed in one batched product and turned into p and R, and the
+    mean field sum_n p^n s^n is one batched product too (eq. 9).
     """
     x, P, (B, T, D, H, O) = _prepare(x, params, cell, epsilon, max_ponder)
-    G = P["W_s"].shape[1]
     lstm = cell == "lstm"
     cell_fn = _lstm_cell if lstm else _rnn_cell
     threshold = 1.0 - epsilon
+    W_s, W_h, b_h = P["W_s"], P["W_h"], P["b_h"]
 
-    # x~ W_x = x W_x[:D] + flag * W_x[D]: the input part is the same for every ponder step, so it is
-    # computed once for all t; the flag row (delta_{n,1}) is added for the first ponder step only.
-    xW = x @ P["W_x"][:D]                                    # (B, T, G)
-    xW_first = xW + P["W_x"][D]                              # n = 1: flag = 1
-    # One matrix product per ponder step: the new state s^n feeds both the next step's cell
-    # (s^n W_s + b_s) and its own halting unit (s^n W_h + b_h, eq. 5), so both are read from
-    # s^n [W_s | W_h] + [b_s | b_h].
-    W_sh = torch.cat([P["W_s"], P["W_h"]], dim=1)            # (H, G + 1)
-    b_sh = torch.cat([P["b_s"], P["b_h"]])                   # (G + 1,)
+    # x~ W_x = x W_x[:D] + flag * W_x[D]: the input part is the same for every ponder step, so it
+    # is computed once for all t (with b_s folded in); the flag row (delta_{n,1}) is added for the
+    # first ponder step only.
+    xW = x @ P["W_x"][:D] + P["b_s"]                           # (B, T, G)
+    xW_first = xW + P["W_x"][D]                                # n = 1: flag = 1
+    # unbind, not xW[:, t]: the backward of one unbind is one stack, whereas the backward of
+    # every slice would build a zero tensor the size of all of xW
+    xW, xW_first = xW.unbind(1), xW_first.unbind(1)
 
     zeros = x.new_zeros(B, H)
-    state = (zeros, zeros) if lstm else zeros                # initial state: zeros
-    rec = P["b_s"].expand(B, G)                              # s_0 W_s + b_s with s_0 = 0
+    state = (zeros, zeros) if lstm else zeros                  # initial state: zeros
     means, Ns, Rs = [], [], []
     for t in range(T):
-        cum = x.new_zeros(B)                                  # sum_{k<n} h^k of the running rows
+        cum = x.new_zeros(B)                                    # sum_{k<=n} h^k, no gradient
         running = torch.ones(B, dtype=torch.bool, device=x.device)
         N = torch.zeros(B, dtype=torch.int64, device=x.device)
-        mean_s = zeros                                        # eq. (9): s_t = sum_n p^n s^n
-        mean_c = zeros
-        prev = state                                          # step 1 starts from s_{t-1} (eq. 3)
+        states, cells = [], []
+        prev = state                                            # step 1 starts from s_{t-1}
         for n in range(1, max_ponder + 1):
-            z = (xW_first if n == 1 else xW)[:, t] + rec     # eq. (3): S(s^{n-1}, x^n)
+            x_part = xW_first[t] if n == 1 else xW[t]
+            s_prev = prev[0] if lstm else prev
+            # eq. (3): S(s^{n-1}, x^n); at t = 0, n = 1 the state is zero and s W_s vanishes
+            z = x_part if (t == 0 and n == 1) else torch.addmm(x_part, s_prev, W_s)
             s, prev = cell_fn(z, prev)
-            out = torch.addmm(b_sh, s, W_sh)
-            rec = out[:, :G]                                  # for step n + 1
-            h = torch.sigmoid(out[:, G])                      # eq. (5): from the state just made
-            new_cum = cum + h
-            # eq. (7) with the cap of eq. (13): halt at the first n with sum_{k<=n} h^k >= 1 - eps
-            # (comparisons and masks are booleans: they carry no gradient, so N is a constant)
-            halt = running if n == max_ponder else running & (new_cum >= threshold)
-            still = running & ~halt
-            # eq. (6): p^n = h^n before the halting step, p^N = R = 1 - sum_{k<N} h^k (eq. 8);
-            # rows that halted earlier get 0. h^N never enters p or R, hence eq. (20).
-            p = torch.where(halt, 1.0 - cum, torch.where(running, h, 0.0))
-            cum = torch.where(still, new_cum, cum)
-            mean_s = torch.addcmul(mean_s, p[:, None], s)
+            states.append(s)
             if lstm:
-                mean_c = torch.addcmul(mean_c, p[:, None], prev[1])
-            N += running
-            running = still
-            if not running.any():                             # the one host sync per step
+                cells.append(prev[1])
+            with torch.no_grad():
+                # eq. (5) from the state just made, then eq. (7) with the cap of eq. (13): a row
+                # halts at the first n with sum_{k<=n} h^k >= 1 - epsilon, or at n = M
+                cum += torch.sigmoid(torch.addmm(b_h, s, W_h)).squeeze(1)
+                N += running
+                if n == max_ponder:
+                    running.zero_()
+                else:
+                    running &= cum < threshold
+            if not running.any():                               # the one host sync per step
                 break
-        state = (mean_s, mean_c) if lstm else mean_s          # the mean field goes on to t + 1
-        if t + 1 < T:
-            rec = torch.addmm(P["b_s"], mean_s, P["W_s"])
+        S_n = torch.stack(states, dim=1)                        # (B, n, H): s^1..s^n
+        h = torch.sigmoid(S_n @ W_h + b_h).squeeze(2)           # eq. (5), with gradient
+        p, R = halting_distribution(h, N)                       # eqs (6), (8)
+        mean_s = (p[:, None, :] @ S_n).squeeze(1)               # eq. (9): s_t = sum_n p^n s^n
+        if lstm:                                                # the LSTM's c is averaged too
+            mean_c = (p[:, None, :] @ torch.stack(cells, dim=1)).squeeze(1)
+        state = (mean_s, mean_c) if lstm else mean_s            # the mean field goes on to t + 1
         means.append(mean_s)
         Ns.append(N)
-        Rs.append(1.0 - cum)                                  # eq. (8); cum stopped at n = N - 1
+        Rs.append(R)
 
-    S = torch.stack(means, dim=1)                             # (B, T, H) mean-field states
-    y = S @ P["W_y"] + P["b_y"]                               # eq. (4) of the mean field
+    S = torch.stack(means, dim=1)                               # (B, T, H) mean-field states
+    y = S @ P["W_y"] + P["b_y"]                                 # eq. (4) of the mean field
     return y, torch.stack(Ns, dim=1), torch.stack(Rs, dim=1)
