@@ -7,7 +7,7 @@ both backends train, log and resume the same way. This file only says how PyTorc
 model and takes a step:
 
 - the parameters start from ``act_numpy.params.init_params`` with the run's seed, so a seed gives
-  the same initial weights as the NumPy reference; they are then converted to torch tensors;
+  the same initial weights as the NumPy reference; they are then copied into the ``ACT`` module;
 - the loss is written in torch with the normalisation of ``act_numpy.losses``: cross-entropy
   summed over the steps that have targets (and over heads), averaged over the batch, plus
   tau * sum_t rho_t over each sequence's steps, averaged over the batch (eq. 12);
@@ -24,13 +24,13 @@ import torch.nn.functional as F
 from act_numpy import training
 from act_numpy.model import sequence_steps
 
-from .act import act_forward
+from .module import ACT
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
 class TorchBackend:
-    """Parameters as torch tensors and torch.optim.Adam, built from a training config."""
+    """An ACT module and torch.optim.Adam, built from a training config (see act_numpy/training.py)."""
 
     name = "torch"
     default_dtype = "float32"
@@ -52,18 +52,17 @@ class TorchBackend:
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device, self.dtype = torch.device(device), DTYPES[config["dtype"]]
-        self.cell, self.tau = config["cell"], config["tau"]
-        self.epsilon, self.max_ponder = config["epsilon"], config["max_ponder"]
-        self.params = {k: torch.nn.Parameter(torch.as_tensor(v, dtype=self.dtype, device=self.device))
-                       for k, v in training.init_parameters(config).items()}
-        self.optimizer = torch.optim.Adam(self.params.values(), lr=config["lr"])
+        self.tau = config["tau"]
+        self.model = ACT.from_numpy(training.init_parameters(config), config["cell"], epsilon=config["epsilon"],
+                                    max_ponder=config["max_ponder"], dtype=self.dtype, device=self.device)
+        self.params = self.model.params()      # name -> nn.Parameter, the paper's names
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config["lr"])
 
     def _forward(self, x, y, mask):
         """Loss (a 0-d tensor with gradient) and the statistics of the batch, as NumPy arrays."""
         B, T = mask.shape
         as_t = dict(dtype=self.dtype, device=self.device)
-        y_hat, N, R = act_forward(torch.as_tensor(x, **as_t), self.params, cell=self.cell,
-                                  epsilon=self.epsilon, max_ponder=self.max_ponder)
+        y_hat, N, R = self.model(torch.as_tensor(x, **as_t))
         live = torch.as_tensor(mask, **as_t)
         if self.loss_kind == "sigmoid":
             z, target = y_hat[..., 0], torch.as_tensor(np.asarray(y).reshape(B, T), **as_t)
