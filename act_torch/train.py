@@ -89,6 +89,11 @@ class TorchBackend:
         self.optimizer.zero_grad(set_to_none=True)
         loss, stats = self._forward(x, y, mask)
         loss.backward()
+        for p in self.params.values():
+            if p.grad is None:
+                # a parameter outside the graph (W_h, b_h when --no-act: eq. 20 leaves them no
+                # gradient) still takes its Adam step with a zero gradient, as in NumPy
+                p.grad = torch.zeros_like(p)
         self.optimizer.step()
         return {"loss": loss.item(), **stats}
 
