@@ -248,8 +248,11 @@ def by_difficulty(task, x, y, mask, wrong, rho):
             rows.append({"difficulty": int(k), "count": int(sel.sum()),
                          "error": float(error[sel].mean()), "ponder": float(ponder[sel].mean())})
     else:
-        for k in np.unique(d[d > 0]):
-            sel = d == k
+        # only the steps that belong to a sequence (sequence_steps): rho is 0 elsewhere, e.g. on
+        # an addition sequence of one number, which has no target at all
+        live = steps > 0
+        for k in np.unique(d[(d > 0) & live]):
+            sel = (d == k) & live
             targets = sel & mask
             rows.append({"difficulty": int(k), "count": int(sel.sum()),
                          "error": float(wrong[targets].mean()) if targets.any() else None,

@@ -293,6 +293,14 @@ def test_no_act_takes_exactly_one_update_per_input(tmp_path, backend):
     assert all(d["ponder"] == 2.0 for d in summary["final_eval"]["by_difficulty"])
 
 
+def test_ponder_by_difficulty_counts_only_steps_of_a_sequence(tmp_path):
+    # an addition sequence of one number has no target, so it is not a sequence step and its
+    # rho is 0: it must not pull the per-digit ponder below the no-ACT value of 2
+    summary, _ = small_run(tmp_path, "noact", "torch", task="addition", no_act=True, eval_size=64)
+    rows = summary["final_eval"]["by_difficulty"]
+    assert rows and all(d["ponder"] == 2.0 for d in rows)
+
+
 def test_short_training_beats_chance_on_4_bit_parity(tmp_path):
     """4-bit parity, tanh RNN with 32 units: chance at the start, well below it after 300 steps.
 
