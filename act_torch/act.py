@@ -29,8 +29,11 @@ from act_numpy.params import PARAM_NAMES, check_inputs
 _COMPUTE_DTYPES = (torch.float32, torch.float64)
 
 
-def _prepare(x, params, cell, epsilon, max_ponder):
-    """Validate the inputs; return x and the parameters in x's dtype and on x's device."""
+def _prepare(x, params, cell, epsilon, max_ponder, check_finite=True):
+    """Validate the inputs; return x and the parameters in x's dtype and on x's device.
+
+    check_finite=False skips the NaN/inf test, the only check that needs a host sync.
+    """
     if not isinstance(x, torch.Tensor):
         raise ValueError(f"x must be a torch.Tensor, got {type(x).__name__}")
     if x.dtype == torch.bool or x.is_complex():
@@ -48,8 +51,8 @@ def _prepare(x, params, cell, epsilon, max_ponder):
     # NaN and inf make a sum NaN or inf, so one sum per tensor and one host sync suffice; only
     # when a sum is not finite (a NaN/inf, or merely an overflow) are the elements looked at
     with torch.no_grad():
-        tensors = [("x", x)] + [(k, P[k]) for k in PARAM_NAMES]
-        if not bool(torch.isfinite(torch.stack([v.sum() for _, v in tensors])).all()):
+        tensors = [("x", x)] + [(k, P[k]) for k in PARAM_NAMES] if check_finite else []
+        if tensors and not bool(torch.isfinite(torch.stack([v.sum() for _, v in tensors])).all()):
             for name, v in tensors:
                 if not bool(torch.isfinite(v).all()):
                     raise ValueError("x contains NaN or inf" if name == "x" else f"params[{name!r}] contains NaN or inf")
@@ -109,7 +112,35 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
     units of step t are recomputed in one batched product and turned into p and R, and the
     mean field sum_n p^n s^n is one batched product too (eq. 9).
     """
-    x, P, (B, T, D, H, O) = _prepare(x, params, cell, epsilon, max_ponder)
+    x, P, _ = _prepare(x, params, cell, epsilon, max_ponder)
+    y, N, R, _ = _ponder(x, P, cell, epsilon, max_ponder, record)
+    return y, N, R
+
+
+def act_forward_fixed_steps(x, params, ponder_steps, *, cell="rnn", epsilon=0.01, max_ponder=100):
+    """act_forward that runs exactly ``ponder_steps`` ponder steps at every input step, with no
+    host synchronisation at all, so that it can be captured in a CUDA graph or compiled whole
+    by torch.compile(fullgraph=True).
+
+    Returns y, N, R as act_forward, and ``complete``: a 0-d bool tensor, True when every row
+    halted within ``ponder_steps`` steps (always when ponder_steps >= max_ponder). When it is
+    True, y, N, R and all gradients equal act_forward's: the steps a row takes after it halted
+    get weight p = 0. When it is False some row needed more steps and the results of that row
+    are wrong: run act_forward instead (or more steps). x is not checked for NaN/inf here.
+    """
+    if isinstance(ponder_steps, bool) or not isinstance(ponder_steps, int) or ponder_steps < 1:
+        raise ValueError(f"ponder_steps must be an integer >= 1, got {ponder_steps!r}")
+    x, P, _ = _prepare(x, params, cell, epsilon, max_ponder, check_finite=False)
+    return _ponder(x, P, cell, epsilon, max_ponder, None, min(ponder_steps, max_ponder))
+
+
+def _ponder(x, P, cell, epsilon, max_ponder, record, fixed_steps=None):
+    """The computation of act_forward on validated inputs. fixed_steps: None to stop when every
+    row has halted (one host sync per step), or a number of steps to run without any sync.
+    Returns y, N, R and complete (see act_forward_fixed_steps; None when fixed_steps is None).
+    """
+    B, T, D = x.shape
+    H = P["W_s"].shape[0]
     lstm = cell == "lstm"
     cell_fn = _lstm_cell if lstm else _rnn_cell
     threshold = 1.0 - epsilon
@@ -132,7 +163,8 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
 
     zeros = x.new_zeros(B, H)
     state = (zeros, zeros) if lstm else zeros                  # initial state: zeros
-    means, Ns, Rs = [], [], []
+    means, Ns, Rs, unfinished = [], [], [], []
+    last_step = max_ponder if fixed_steps is None else fixed_steps
     for t in range(T):
         cum = x.new_zeros(B, 1)                                 # sum_{k<=n} h^k, no gradient
         still_running = []                                      # after each step: cum < 1 - eps
@@ -153,8 +185,12 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
             cum += torch.sigmoid_(torch.addmm(b_h_test, s.detach(), W_h_test))
             running = cum < threshold
             still_running.append(running)
-            if n == max_ponder or not running.any():            # the one host sync per step
+            if n == last_step:
                 break
+            if fixed_steps is None and not running.any():       # the one host sync per step
+                break
+        if fixed_steps is not None and fixed_steps < max_ponder:
+            unfinished.append(running.any())
         n_steps = len(states)
         # N(t) = 1 + the number of steps after which the row was still running; at the cap M
         # rows still running stop at M (eq. 13). Booleans and integers: N has no gradient.
@@ -181,4 +217,7 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
         if lstm:
             record["C"] = torch.stack(record.pop("c"), dim=1)
     y = S @ P["W_y"] + P["b_y"]                                 # eq. (4) of the mean field
-    return y, torch.stack(Ns, dim=1), torch.stack(Rs, dim=1)
+    complete = None
+    if fixed_steps is not None:
+        complete = ~torch.stack(unfinished).any() if unfinished else torch.ones((), dtype=torch.bool, device=x.device)
+    return y, torch.stack(Ns, dim=1), torch.stack(Rs, dim=1), complete

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from act_numpy.act import act_forward as np_act_forward
 from act_numpy.params import PARAM_NAMES, init_params
 from act_torch import ACT, act_forward, halting_distribution, module_to_params, params_to_module
+from act_torch.act import act_forward_fixed_steps
 from act_torch.check import SETTINGS, TOLERANCE, compare, halting_margin, make_case, numpy_result
 
 CELLS = ("rnn", "lstm")
@@ -273,3 +274,40 @@ def test_bad_input_of_the_wrong_kind():
         act_forward(torch.tensor(case["x"]), list(params.values()))
     with pytest.raises(ValueError, match="real"):
         act_forward(torch.tensor(case["x"]) > 0, params)
+
+
+# ---------------------------------------------------------------------------------------
+# The fixed-step variant (for CUDA graphs and torch.compile)
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("setting", ["mixed N", "N at cap", "T>1"])
+@pytest.mark.parametrize("cell", CELLS)
+def test_fixed_steps_equal_act_forward_when_complete(cell, setting):
+    """With at least max N steps, the extra steps get p = 0: values and gradients are unchanged."""
+    case = make_case(cell, setting)
+    N_max = int(numpy_result(case)["N"].max())
+
+    def run(fn, *args):
+        x = torch.tensor(case["x"], requires_grad=True)
+        params = {k: torch.tensor(v, requires_grad=True) for k, v in case["params"].items()}
+        y, N, R, *complete = fn(x, params, *args, **case["kwargs"])
+        ((torch.tensor(case["dy"]) * y).sum() + (torch.tensor(case["dponder"]) * (N + R)).sum()).backward()
+        return [y, N, R] + [params[k].grad for k in PARAM_NAMES] + [x.grad], complete
+
+    want, _ = run(act_forward)
+    for steps in (N_max, N_max + 3):
+        got, (complete,) = run(act_forward_fixed_steps, steps)
+        assert complete.dtype == torch.bool and bool(complete)
+        for a, b in zip(got, want):
+            assert torch.allclose(a.double(), b.double(), rtol=1e-12, atol=1e-13)
+    if N_max > 1 and N_max < case["kwargs"]["max_ponder"]:
+        _, (complete,) = run(act_forward_fixed_steps, N_max - 1)
+        assert not bool(complete)                                     # too few steps: flagged
+
+
+def test_fixed_steps_rejects_bad_counts():
+    case = make_case("rnn", "T>1")
+    params = {k: torch.tensor(v) for k, v in case["params"].items()}
+    for bad in (0, -1, 2.0, True):
+        with pytest.raises(ValueError, match="ponder_steps"):
+            act_forward_fixed_steps(torch.tensor(case["x"]), params, bad)
