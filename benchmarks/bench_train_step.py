@@ -1,8 +1,8 @@
 """Time one training step (forward + backward + Adam) of NumPy, PyTorch CPU and PyTorch CUDA.
 
-    python benchmarks/bench_train_step.py                    # float32, every available backend
-    python benchmarks/bench_train_step.py --dtype float64 --seconds 2
-    python benchmarks/bench_train_step.py --markdown out.md  # also write the table as markdown
+    python benchmarks/bench_train_step.py                     # float32, every available backend
+    python benchmarks/bench_train_step.py --backends numpy,cpu --clock cpu --seconds 6
+    python benchmarks/bench_train_step.py --markdown out.md   # also append the table as markdown
 
 Sizes are the paper's: parity (tanh RNN, B=128, T=1, D=64, H=128, O=1) and logic (LSTM, B=16,
 T=10, D=102, H=128, O=1). The halting bias is fixed, and W_h scaled down, so that the mean
@@ -12,34 +12,52 @@ statistics means little).
 
 Loss: sigmoid cross-entropy against fixed random targets plus tau * sum_t rho_t, both averaged
 over the batch (tau = 1e-3), the objective of the parity and logic tasks. Every backend starts
-from the same weights and data (NumPy init_params, seed 0) and uses Adam with lr 1e-4, which
-keeps N where it started over the few steps timed.
+from the same weights and data (NumPy init_params, seed 0) and takes real Adam steps, with
+lr 1e-5 so that N stays where it started over the hundreds of steps timed.
 
-Timing: a few warm-up steps, then several rounds that cycle through the backends (so that a
-burst of load from another process hits all of them), each round as many steps as fit in
---seconds; the reported time is the best round's mean per step. CUDA rounds synchronise first.
+Backends: numpy (act_numpy forward, hand-written backward, act_numpy.optim.Adam); cpu and cuda
+(act_torch.act_forward, autograd, fused torch.optim.Adam); cuda-fixed (a fixed budget of K
+ponder steps, no sync inside the loop); cuda-graph (act_torch.graphed: forward + backward
+replayed as one CUDA graph); cuda-compile (torch.compile, mode "reduce-overhead"). K is the
+longest N at the start plus 2; the fixed-step variants check every step that no row needed more.
+
+Threads: one for NumPy's BLAS and one for PyTorch unless OMP_NUM_THREADS / OPENBLAS_NUM_THREADS /
+MKL_NUM_THREADS say otherwise. Timing: warm-up steps, then rounds that cycle through the
+backends (so a burst of load from another process hits all of them), each as many steps as fit
+in --seconds / --rounds; the best round's mean per step is reported. CUDA rounds synchronise
+first and last. --clock cpu uses process time instead of wall time: on a shared machine it
+counts only this process's work.
 """
 
 import argparse
 import math
+import os
 import platform
 import time
 
-import numpy as np
-import torch
-import torch.nn.functional as F
+# One thread each for NumPy's BLAS and PyTorch unless the caller says otherwise: at these sizes
+# threads gain little, and on a shared machine idle threads that spin slow everyone down.
+# (These must be set before NumPy and PyTorch load.)
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-from act_numpy.act import act_backward, act_forward
-from act_numpy.losses import sigmoid_cross_entropy
-from act_numpy.optim import Adam
-from act_numpy.params import init_params
-from act_torch.module import ACT
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from act_numpy.act import act_backward, act_forward  # noqa: E402
+from act_numpy.losses import sigmoid_cross_entropy  # noqa: E402
+from act_numpy.optim import Adam  # noqa: E402
+from act_numpy.params import init_params  # noqa: E402
+from act_torch.act import act_forward_fixed_steps  # noqa: E402
+from act_torch.graphed import CUDAGraphTrainStep  # noqa: E402
+from act_torch.module import ACT  # noqa: E402
 
 SIZES = {  # name: (cell, B, T, D, H, O)
     "parity": ("rnn", 128, 1, 64, 128, 1),
     "logic": ("lstm", 16, 10, 102, 128, 1),
 }
-TAU, LR, EPSILON = 1e-3, 1e-4, 0.01
+TAU, LR, EPSILON = 1e-3, 1e-5, 0.01
 
 
 def halting_bias(N, epsilon=EPSILON):
@@ -81,7 +99,15 @@ class NumpyStep:
         pass
 
 
+def loss_fn(y, N, R, target):
+    """Sigmoid cross-entropy plus tau * sum_t rho_t, both averaged over the batch (eq. 12)."""
+    B = y.shape[0]
+    return (F.binary_cross_entropy_with_logits(y, target, reduction="sum") + TAU * (N + R).sum()) / B
+
+
 class TorchStep:
+    """Eager PyTorch: act_forward (one "any row running?" sync per ponder step), autograd, Adam."""
+
     def __init__(self, size, N_target, dtype, device):
         self.name = f"torch {device}"
         cell, params, x, target = make_problem(size, N_target, dtype)
@@ -92,13 +118,16 @@ class TorchStep:
         # fused Adam: one kernel (CUDA) or one loop (CPU) over all seven tensors
         self.opt = torch.optim.Adam(self.model.parameters(), lr=LR, fused=True)
 
+    def ponder_budget(self, slack=2):
+        """Steps per input step for the fixed-step variants: the longest N now, plus slack."""
+        with torch.no_grad():
+            _, N, _ = self.model(self.x)
+        return min(int(N.max()) + slack, self.model.max_ponder)
+
     def __call__(self):
         self.opt.zero_grad(set_to_none=True)
         y, N, R = self.model(self.x)
-        B = self.x.shape[0]
-        loss = F.binary_cross_entropy_with_logits(y, self.target, reduction="sum") / B
-        loss = loss + TAU * (N + R).sum() / B          # eq. (12): L + tau * P
-        loss.backward()
+        loss_fn(y, N, R, self.target).backward()
         self.opt.step()
         return N
 
@@ -107,7 +136,72 @@ class TorchStep:
             torch.cuda.synchronize()
 
 
-def time_steps(steps, seconds, rounds, warmup=2):
+class FixedStepsStep(TorchStep):
+    """Eager, but K ponder steps per input step with no sync inside the loop (one per step)."""
+
+    def __init__(self, size, N_target, dtype, device):
+        super().__init__(size, N_target, dtype, device)
+        self.K = self.ponder_budget()
+        self.name = f"torch {device} fixed K={self.K}"
+
+    def __call__(self):
+        self.opt.zero_grad(set_to_none=True)
+        m = self.model
+        y, N, R, complete = act_forward_fixed_steps(self.x, m.params(), self.K, cell=m.cell, epsilon=EPSILON)
+        loss_fn(y, N, R, self.target).backward()
+        if not bool(complete):
+            raise RuntimeError(f"a row needed more than K={self.K} ponder steps")
+        self.opt.step()
+        return N
+
+
+class GraphStep(TorchStep):
+    """The whole forward + backward replayed as one CUDA graph (act_torch.graphed)."""
+
+    def __init__(self, size, N_target, dtype, device):
+        super().__init__(size, N_target, dtype, device)
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=LR, fused=True)
+        self.step = CUDAGraphTrainStep(self.model, self.opt, loss_fn, self.x, self.target, self.ponder_budget())
+        self.name = f"torch {device} graph K={self.step.ponder_steps}"
+
+    def __call__(self):
+        _, N, _ = self.step(self.x, self.target)
+        return N.clone()
+
+
+class CompiledStep(TorchStep):
+    """torch.compile(mode="reduce-overhead") of the fixed-step forward and loss: fused kernels,
+    replayed as CUDA graphs, backward compiled too."""
+
+    def __init__(self, size, N_target, dtype, device):
+        super().__init__(size, N_target, dtype, device)
+        self.K = self.ponder_budget()
+        self.name = f"torch {device} compiled K={self.K}"
+        m, K = self.model, self.K
+
+        def forward_loss(x, target):
+            y, N, R, complete = act_forward_fixed_steps(x, m.params(), K, cell=m.cell, epsilon=EPSILON)
+            return loss_fn(y, N, R, target), N, complete
+
+        self.forward_loss = torch.compile(forward_loss, mode="reduce-overhead", fullgraph=True)
+
+    def __call__(self):
+        self.opt.zero_grad(set_to_none=True)
+        loss, N, complete = self.forward_loss(self.x, self.target)
+        loss.backward()
+        if not bool(complete):
+            raise RuntimeError(f"a row needed more than K={self.K} ponder steps")
+        self.opt.step()
+        return N.clone()
+
+
+BACKENDS = {  # name on the command line -> (class, device)
+    "numpy": (None, None), "cpu": (TorchStep, "cpu"), "cuda": (TorchStep, "cuda"),
+    "cuda-fixed": (FixedStepsStep, "cuda"), "cuda-graph": (GraphStep, "cuda"), "cuda-compile": (CompiledStep, "cuda"),
+}
+
+
+def time_steps(steps, seconds, rounds, clock, warmup=2):
     """Best round's mean seconds per step for every backend, and the N seen while timing."""
     Ns = {s.name: [] for s in steps}
     for s in steps:
@@ -118,17 +212,25 @@ def time_steps(steps, seconds, rounds, warmup=2):
     for _ in range(rounds):
         for s in steps:
             s.sync()
-            t0, k = time.perf_counter(), 0
+            t0, k = clock(), 0
             while True:
                 N = s()
                 k += 1
                 if k == 1:
                     Ns[s.name].append(np.asarray(N.cpu()) if isinstance(N, torch.Tensor) else N)
-                if time.perf_counter() - t0 >= seconds / rounds:
+                if clock() - t0 >= seconds / rounds:
                     break
             s.sync()
-            best[s.name] = min(best[s.name], (time.perf_counter() - t0) / k)
+            best[s.name] = min(best[s.name], (clock() - t0) / k)
     return best, {k: np.stack(v) for k, v in Ns.items()}
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
 
 
 def main():
@@ -136,45 +238,50 @@ def main():
     ap.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     ap.add_argument("--sizes", default="parity,logic")
     ap.add_argument("--ponder", default="3,10,30", help="target mean N values")
-    ap.add_argument("--backends", default="numpy,cpu,cuda", help="any of numpy, cpu, cuda")
+    ap.add_argument("--backends", default="numpy,cpu,cuda,cuda-graph",
+                    help="comma-separated, from: " + ", ".join(BACKENDS))
     ap.add_argument("--seconds", type=float, default=3.0, help="timing budget per backend and setting")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
-    ap.add_argument("--markdown", default=None, help="also write the table to this markdown file")
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="cpu: process time, robust to other processes on a shared machine (CPU backends only)")
+    ap.add_argument("--markdown", default=None, help="append the table to this markdown file")
     args = ap.parse_args()
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
     dtype = np.dtype(args.dtype).type
-    backends = args.backends.split(",")
-    if "cuda" in backends and not torch.cuda.is_available():
-        print("no CUDA device: skipping the cuda backend")
-        backends.remove("cuda")
-    cpu_name = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu_name = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    setup = (f"{args.dtype}; CPU: {cpu_name}, torch threads {torch.get_num_threads()}; "
+    backends = [b for b in args.backends.split(",") if b]
+    unknown = [b for b in backends if b not in BACKENDS]
+    if unknown:
+        ap.error(f"unknown backends {unknown}; choose from {list(BACKENDS)}")
+    if not torch.cuda.is_available() and any(b.startswith("cuda") for b in backends):
+        print("no CUDA device: skipping the cuda backends")
+        backends = [b for b in backends if not b.startswith("cuda")]
+    if args.clock == "cpu" and any(b.startswith("cuda") for b in backends):
+        ap.error("--clock cpu measures CPU backends only")
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    setup = (f"{args.dtype}, {args.clock} clock; CPU: {cpu_name()}, {os.cpu_count()} cores, "
+             f"threads: torch {torch.get_num_threads()}, OpenBLAS {os.environ.get('OPENBLAS_NUM_THREADS')}; "
              f"torch {torch.__version__}, numpy {np.__version__}")
-    if "cuda" in backends:
+    if any(b.startswith("cuda") for b in backends):
         setup += f"; GPU: {torch.cuda.get_device_name()}"
     print(setup)
 
     header = "| size | target N | mean N | max N | backend | steps/s | ms/step | vs numpy |"
     lines = [header, "|---|---|---|---|---|---|---|---|"]
-    print(header)
-    print(lines[1])
+    print(header, lines[1], sep="\n")
     for size in args.sizes.split(","):
         for N_target in (int(n) for n in args.ponder.split(",")):
             steps = []
             for b in backends:
-                if b == "numpy":
-                    steps.append(NumpyStep(size, N_target, dtype))
-                else:
-                    steps.append(TorchStep(size, N_target, dtype, b))
-            best, Ns = time_steps(steps, args.seconds, args.rounds)
+                cls, device = BACKENDS[b]
+                try:
+                    steps.append(NumpyStep(size, N_target, dtype) if cls is None else cls(size, N_target, dtype, device))
+                except Exception as err:          # one failing variant must not stop the others
+                    print(f"| {size} | {N_target} | | | {b}: FAILED {type(err).__name__}: {err} | | | |", flush=True)
+            try:
+                best, Ns = time_steps(steps, args.seconds, args.rounds, clock)
+            except Exception as err:
+                print(f"| {size} | {N_target} | timing FAILED: {type(err).__name__}: {err} |", flush=True)
+                continue
             base = best.get("numpy")
             for s in steps:
                 N = Ns[s.name]
@@ -184,8 +291,8 @@ def main():
                 lines.append(line)
                 print(line, flush=True)
     if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(setup + "\n\n" + "\n".join(lines) + "\n")
+        with open(args.markdown, "a") as f:
+            f.write(setup + "\n\n" + "\n".join(lines) + "\n\n")
 
 
 if __name__ == "__main__":
