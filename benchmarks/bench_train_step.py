@@ -19,7 +19,7 @@ Backends: numpy (act_numpy forward, hand-written backward, act_numpy.optim.Adam)
 (act_torch.act_forward, autograd, fused torch.optim.Adam); cuda-fixed (a fixed budget of K
 ponder steps, no sync inside the loop); cuda-graph (act_torch.graphed: forward + backward
 replayed as one CUDA graph); cuda-compile (torch.compile, mode "reduce-overhead"). K is the
-longest N at the start plus 2; the fixed-step variants check every step that no row needed more.
+longest N at the start plus 1; the fixed-step variants check every step that no row needed more.
 
 Threads: one for NumPy's BLAS and one for PyTorch unless OMP_NUM_THREADS / OPENBLAS_NUM_THREADS /
 MKL_NUM_THREADS say otherwise. Timing: warm-up steps, then rounds that cycle through the
@@ -118,7 +118,7 @@ class TorchStep:
         # fused Adam: one kernel (CUDA) or one loop (CPU) over all seven tensors
         self.opt = torch.optim.Adam(self.model.parameters(), lr=LR, fused=True)
 
-    def ponder_budget(self, slack=2):
+    def ponder_budget(self, slack=1):
         """Steps per input step for the fixed-step variants: the longest N now, plus slack."""
         with torch.no_grad():
             _, N, _ = self.model(self.x)
