@@ -31,12 +31,10 @@ import math
 from pathlib import Path
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from act_numpy.figures import save_figure  # noqa: E402
+from act_numpy.figures import save_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -347,6 +345,7 @@ def print_table(sweep):
 
 
 def main(argv=None):
+    matplotlib.use("Agg")      # files only; set here, not at import, so a notebook keeps its inline backend
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS that exists)")
     ap.add_argument("--figures", help="output folder (default figures/)")
