@@ -82,6 +82,7 @@ def jobs_for(args, shared):
                            out=str(ROOT / "runs" / "sweeps" / args.name / run_id))
             if no_act:
                 options["no_act"] = True
+                options.pop("max_ponder", None)     # the baseline is the cap M = 1 by definition
             else:
                 options["tau"] = tau
             jobs.append((run_id, options))
