@@ -58,11 +58,21 @@ sort
     (0..K-1) of the j-th smallest input (ascending). T = 2 * max_length; the tail after the
     outputs is zero padding. Only the K output steps have mask 1. The output is a
     max_length-way softmax (15 by default).
+
+The paper's character prediction experiment is registered here as a fifth task, "characters"
+(options ``seq_len`` and ``data``; x (B, seq_len, 256) one-hot bytes, y (B, seq_len) the next
+byte, softmax over 256 classes); its corpus and batches live in ``text.py``. ``TASKS`` keeps
+the four synthetic tasks; ``ALL_TASKS`` adds "characters". Its held-out set comes from the end
+of the text: draw it with ``make_held_out``, which for the synthetic tasks is make_batch.
 """
 
 import numpy as np
 
+from . import text
+
 TASKS = ("parity", "logic", "addition", "sort")
+TEXT_TASKS = ("characters",)
+ALL_TASKS = TASKS + TEXT_TASKS
 
 # Default option values per task; also the set of options each task accepts.
 DEFAULTS = {
@@ -70,6 +80,7 @@ DEFAULTS = {
     "logic": {"max_vectors": 10, "max_gates": 10},
     "addition": {"max_numbers": 5, "max_digits": 5},
     "sort": {"max_length": 15},
+    "characters": {"seq_len": 100, "data": None},   # data None: the pydoc_data.topics text
 }
 
 # Allowed range (inclusive) of every option; None means no upper limit.
@@ -80,7 +91,11 @@ _LIMITS = {
     "max_numbers": (1, 10),
     "max_digits": (1, 17),
     "max_length": (2, None),
+    "seq_len": (1, None),
 }
+
+# Options that are not ints, with their type (the command line uses it).
+OPTION_TYPES = {"data": str}
 
 # Table 1 of the paper. Gate names in the paper's order (index 0 here is gate 1 there), and
 # each gate's output for the rows (P, Q) = (T, T), (T, F), (F, T), (F, F), as in the table.
@@ -125,8 +140,8 @@ def _is_int(value):
 
 
 def _check_task(task):
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r}; expected one of {TASKS}")
+    if task not in ALL_TASKS:
+        raise ValueError(f"unknown task {task!r}; expected one of {ALL_TASKS}")
 
 
 def resolve_options(task, **options):
@@ -139,6 +154,9 @@ def resolve_options(task, **options):
             f"unknown option(s) {unknown} for task {task!r}; allowed: {sorted(allowed)}")
     merged = dict(allowed)
     for name, value in options.items():
+        if name == "data":
+            merged[name] = text.check_data(value)   # None or an existing file
+            continue
         if not _is_int(value):
             raise ValueError(f"option {name!r} must be an int, got {type(value).__name__}")
         low, high = _LIMITS[name]
@@ -146,6 +164,8 @@ def resolve_options(task, **options):
             bounds = f">= {low}" if high is None else f"in {low}..{high}"
             raise ValueError(f"option {name!r} must be {bounds}, got {value}")
         merged[name] = int(value)
+    if task == "characters":
+        text.check_seq_len(merged["seq_len"], merged["data"])   # chunks must fit in the text
     return merged
 
 
@@ -154,8 +174,10 @@ def resolve_options(task, **options):
 # ----------------------------------------------------------------------------------------
 
 def input_size(task, **options):
-    """Width D of ``x``: parity ``bits``, logic 102, addition ``10 * max_digits``, sort 2."""
+    """Width D of ``x``: parity ``bits``, logic 102, addition ``10 * max_digits``, sort 2, characters 256."""
     opts = resolve_options(task, **options)
+    if task == "characters":
+        return text.VOCAB
     if task == "parity":
         return opts["bits"]
     if task == "logic":
@@ -166,8 +188,10 @@ def input_size(task, **options):
 
 
 def output_size(task, **options):
-    """Number of output units: parity 1, logic 1, addition (max_digits+1)*11, sort max_length."""
+    """Output units: parity 1, logic 1, addition (max_digits+1)*11, sort max_length, characters 256."""
     opts = resolve_options(task, **options)
+    if task == "characters":
+        return text.VOCAB
     if task in ("parity", "logic"):
         return 1
     if task == "addition":
@@ -176,7 +200,7 @@ def output_size(task, **options):
 
 
 def loss_kind(task):
-    """"sigmoid" (binary cross-entropy) for parity/logic, "softmax" for addition/sort."""
+    """"sigmoid" (binary cross-entropy) for parity/logic, "softmax" for addition/sort/characters."""
     _check_task(task)
     return "sigmoid" if task in ("parity", "logic") else "softmax"
 
@@ -194,10 +218,13 @@ def difficulty(task, x, y, mask):
     logic    (B, T)  number of gates in each vector (0 on padding)
     addition (B, T)  number of digits of each input number (0 on padding)
     sort     (B,)    sequence length K (number of numbers to sort)
+    characters (B, T) class of the input byte, 1..6 (text.BYTE_CLASSES: letter, digit, space, ...)
     """
     _check_task(task)
     x = np.asarray(x)
     mask = np.asarray(mask)
+    if task == "characters":
+        return text.byte_class(x.argmax(axis=2))
     if task == "parity":
         return np.count_nonzero(x[:, 0, :], axis=1).astype(np.int64)
     if task == "logic":
@@ -318,12 +345,8 @@ def _sort(rng, batch, max_length):
 _GENERATORS = {"parity": _parity, "logic": _logic, "addition": _addition, "sort": _sort}
 
 
-def make_batch(task, rng, batch_size, **options):
-    """Draw a batch of ``task``; returns ``(x, y, mask)`` as described in the module docstring.
-
-    task: one of TASKS. rng: np.random.Generator (the only source of randomness).
-    batch_size: int >= 1. options: task options (see DEFAULTS), checked by resolve_options.
-    """
+def _checked(task, rng, batch_size, options):
+    """The task's options merged with the defaults, once rng and batch_size are checked too."""
     opts = resolve_options(task, **options)
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a np.random.Generator, got {type(rng).__name__}")
@@ -331,4 +354,28 @@ def make_batch(task, rng, batch_size, **options):
         raise ValueError(f"batch_size must be an int, got {type(batch_size).__name__}")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    return opts
+
+
+def make_batch(task, rng, batch_size, **options):
+    """Draw a batch of ``task``; returns ``(x, y, mask)`` as described in the module docstring.
+
+    task: one of ALL_TASKS. rng: np.random.Generator (the only source of randomness).
+    batch_size: int >= 1. options: task options (see DEFAULTS), checked by resolve_options.
+    """
+    opts = _checked(task, rng, batch_size, options)
+    if task == "characters":
+        return text.make_batch(rng, int(batch_size), split_name="train", **opts)
     return _GENERATORS[task](rng, int(batch_size), **opts)
+
+
+def make_held_out(task, rng, batch_size, **options):
+    """A run's held-out set: make_batch, except that "characters" draws from the held-out text.
+
+    The synthetic tasks are generated online, so fresh batches are held-out data; a text has
+    to keep its held-out part apart from the part the network trains on.
+    """
+    if task == "characters":
+        opts = _checked(task, rng, batch_size, options)
+        return text.make_batch(rng, int(batch_size), split_name="held_out", **opts)
+    return make_batch(task, rng, batch_size, **options)

@@ -32,7 +32,8 @@ What a run writes into its output folder (``--out``):
     summary.json    config, final evaluation (with error and ponder per difficulty), timings
 
 Sequence error is the paper's metric: the fraction of sequences with at least one wrong
-prediction. Mean ponder is the mean of rho_t over the steps of the sequences, max ponder the
+prediction. The characters task (text.py) adds "bits_per_char" to every record: the
+cross-entropy L of eq. (12) without the ponder cost, per predicted byte, in bits. Mean ponder is the mean of rho_t over the steps of the sequences, max ponder the
 largest N(t). Only the "time" fields differ between two runs with the same seed.
 
 Randomness: three generators, all derived from the seed, so that the same seed gives the
@@ -67,6 +68,8 @@ TASK_DEFAULTS = {
     "logic": {"cell": "lstm", "hidden": 128, "batch_size": 16, "max_ponder": 100},
     "addition": {"cell": "lstm", "hidden": 512, "batch_size": 32, "max_ponder": 20},
     "sort": {"cell": "lstm", "hidden": 512, "batch_size": 16, "max_ponder": 100},
+    # the paper: LSTM 1500 on 500-byte sequences (batch not given); smaller here (text.py)
+    "characters": {"cell": "lstm", "hidden": 256, "batch_size": 32, "max_ponder": 100, "eval_size": 200},
 }
 
 # Shared by every task. lr, epsilon, halting bias and tau's scale are the paper's; the paper
@@ -136,8 +139,8 @@ def make_config(options, backend=None):
         raise ValueError(f"unknown option(s) {unknown}")
 
     task = options.get("task", COMMON_DEFAULTS["task"])
-    if task not in tasks.TASKS:
-        raise ValueError(f"unknown task {task!r}; expected one of {tasks.TASKS}")
+    if task not in tasks.ALL_TASKS:
+        raise ValueError(f"unknown task {task!r}; expected one of {tasks.ALL_TASKS}")
     task_options = {}
     for opt in TASK_OF_OPTION:
         if opt in options:
@@ -207,7 +210,8 @@ class Tally:
 
     def __init__(self, sums=None):
         self.sums = dict(sums) if sums else {
-            "loss": 0.0, "batches": 0, "rows": 0, "errors": 0, "rho": 0.0, "steps": 0, "max_N": 0}
+            "loss": 0.0, "batches": 0, "rows": 0, "errors": 0, "rho": 0.0, "steps": 0, "max_N": 0,
+            "targets": 0.0}
 
     def add(self, stats, mask):
         steps = sequence_steps(mask) > 0
@@ -221,11 +225,17 @@ class Tally:
         s["rho"] += float(np.asarray(stats["rho"], dtype=np.float64)[steps].sum())
         s["steps"] += int(steps.sum())
         s["max_N"] = max(s["max_N"], int(np.asarray(stats["N"])[steps].max()))
+        s["targets"] = s.get("targets", 0.0) + float(np.sum(mask))
 
-    def fields(self):
+    def fields(self, tau=None):
+        """The logged fields; with tau, also bits per target (per character, for text)."""
         s = self.sums
-        return {"loss": s["loss"] / s["rows"], "sequence_error": s["errors"] / s["rows"],
-                "mean_ponder": s["rho"] / s["steps"], "max_ponder": s["max_N"]}
+        fields = {"loss": s["loss"] / s["rows"], "sequence_error": s["errors"] / s["rows"],
+                  "mean_ponder": s["rho"] / s["steps"], "max_ponder": s["max_N"]}
+        if tau is not None:
+            # eq. (12) read backwards: L = L^ - tau P, summed over the rows, per target, in bits
+            fields["bits_per_char"] = (s["loss"] - tau * s["rho"]) / s["targets"] / math.log(2)
+        return fields
 
 
 def by_difficulty(task, x, y, mask, wrong, rho):
@@ -353,13 +363,14 @@ def evaluate(model, config, data):
     """Evaluate on the held-out set in chunks of batch_size rows; returns (fields, per-row stats)."""
     x, y, mask = data
     tally, wrong, rho = Tally(), [], []
+    text_tau = config["tau"] if config["task"] in tasks.TEXT_TASKS else None
     for start in range(0, x.shape[0], config["batch_size"]):
         part = slice(start, start + config["batch_size"])
         stats = model.evaluate(x[part], y[part], mask[part])
         tally.add(stats, mask[part])
         wrong.append(np.asarray(stats["wrong"]))
         rho.append(np.asarray(stats["rho"], dtype=np.float64))
-    return tally.fields(), np.concatenate(wrong), np.concatenate(rho)
+    return tally.fields(text_tau), np.concatenate(wrong), np.concatenate(rho)
 
 
 def train(config, backend, checkpoint=None, progress=True):
@@ -376,7 +387,8 @@ def train(config, backend, checkpoint=None, progress=True):
     model = backend(config)
     data_rng = np.random.default_rng([config["seed"], DATA_STREAM])
     eval_rng = np.random.default_rng([config["eval_seed"], EVAL_STREAM])
-    held_out = tasks.make_batch(task, eval_rng, config["eval_size"], **opts)   # drawn once
+    held_out = tasks.make_held_out(task, eval_rng, config["eval_size"], **opts)   # drawn once
+    text_tau = config["tau"] if task in tasks.TEXT_TASKS else None      # bits per char for text
 
     start, window, time_before, train_time_before = 0, Tally(), 0.0, 0.0
     if checkpoint is not None:
@@ -422,16 +434,16 @@ def train(config, backend, checkpoint=None, progress=True):
             window.add(stats, mask)
             bar.update(1)
             if it % config["log_every"] == 0 or it == config["iterations"]:
-                fields = window.fields()
+                fields = window.fields(text_tau)
                 write({"kind": "train", "iteration": it, **fields})
-                bar.set_postfix(loss=f"{fields['loss']:.4f}", err=f"{fields['sequence_error']:.3f}",
+                bar.set_postfix(loss=f"{fields['loss']:.4f}", **_headline(fields),
                                 ponder=f"{fields['mean_ponder']:.2f}", refresh=False)
                 window = Tally()
             if (config["eval_every"] and it % config["eval_every"] == 0) or it == config["iterations"]:
                 final = run_eval(it)
                 fields = final[0]
                 if progress:
-                    bar.write(f"iteration {it}: held-out sequence error {fields['sequence_error']:.4f}, "
+                    bar.write(f"iteration {it}: held-out {_headline(fields, long=True)}, "
                               f"mean ponder {fields['mean_ponder']:.3f}")
                 checkpoint_now(it)
         bar.close()
@@ -455,6 +467,15 @@ def train(config, backend, checkpoint=None, progress=True):
     return summary
 
 
+def _headline(fields, long=False):
+    """The metric a person watches: bits per char for text, else the sequence error."""
+    if "bits_per_char" in fields:
+        value = f"{fields['bits_per_char']:.3f}"
+        return f"bits/char {value}" if long else {"bpc": value}
+    value = f"{fields['sequence_error']:.4f}" if long else f"{fields['sequence_error']:.3f}"
+    return f"sequence error {value}" if long else {"err": value}
+
+
 def run(options, backend, resume=False, progress=True):
     """make the config (or load the saved run), train, and return the summary."""
     config, checkpoint = prepare(options, backend, resume=resume)
@@ -473,14 +494,15 @@ def build_parser(backend):
         prog=f"python -m act_{backend.name}.train", argument_default=S,
         description="Train Adaptive Computation Time (Graves 2016) on one of the paper's tasks. "
                     "Defaults follow the paper for each task.")
-    p.add_argument("--task", help=f"one of {', '.join(tasks.TASKS)} (default parity)")
+    p.add_argument("--task", help=f"one of {', '.join(tasks.ALL_TASKS)} (default parity)")
     g = p.add_argument_group("task options (smaller versions of a task)")
     for opt, task in TASK_OF_OPTION.items():
-        g.add_argument("--" + opt.replace("_", "-"), type=int,
-                       help=f"{task} only (default {tasks.DEFAULTS[task][opt]})")
+        default = tasks.DEFAULTS[task][opt]
+        g.add_argument("--" + opt.replace("_", "-"), type=tasks.OPTION_TYPES.get(opt, int),
+                       help=f"{task} only (default {'pydoc_data.topics' if default is None else default})")
     g = p.add_argument_group("model")
     g.add_argument("--cell", help="rnn or lstm (parity rnn, others lstm)")
-    g.add_argument("--hidden", type=int, help="state size H (parity/logic 128, addition/sort 512)")
+    g.add_argument("--hidden", type=int, help="state size H (parity/logic 128, addition/sort 512, characters 256)")
     g.add_argument("--tau", type=float, help="time penalty tau of eq. (12) (default 1e-3)")
     g.add_argument("--epsilon", type=float, help="halting threshold epsilon (default 0.01)")
     g.add_argument("--max-ponder", type=int, help="cap M on ponder steps (addition 20, others 100)")
@@ -490,14 +512,14 @@ def build_parser(backend):
     g.add_argument("--dtype", choices=DTYPES, help=f"default {backend.default_dtype}")
     g = p.add_argument_group("training")
     g.add_argument("--lr", type=float, help="Adam learning rate (default 1e-4)")
-    g.add_argument("--batch-size", type=int, help="parity 128, logic 16, addition 32, sort 16")
+    g.add_argument("--batch-size", type=int, help="parity 128, logic 16, addition 32, sort 16, characters 32")
     g.add_argument("--iterations", type=int, help="total training iterations (default 10000)")
     g.add_argument("--seed", type=int, help="seed of the parameters and the data (default 0)")
     for flag, kind, text in getattr(backend, "extra_arguments", ()):
         g.add_argument(flag, type=kind, help=text)
     g = p.add_argument_group("evaluation, logging, checkpoints")
     g.add_argument("--eval-every", type=int, help="iterations between evaluations (default 1000; 0: only at the end)")
-    g.add_argument("--eval-size", type=int, help="held-out sequences (default 1000)")
+    g.add_argument("--eval-size", type=int, help="held-out sequences (default 1000; characters 200)")
     g.add_argument("--eval-seed", type=int, help="seed of the held-out set (default: --seed)")
     g.add_argument("--log-every", type=int, help="iterations per log record (default 10)")
     g.add_argument("--out", help="output folder (default runs/<backend>-<task>-seed<seed>)")
@@ -518,6 +540,6 @@ def main(backend, argv=None):
         parser.error(str(err))    # a clean usage message and exit status 2, no traceback
     summary = train(config, backend, checkpoint=checkpoint, progress=progress)
     fields = summary["final_eval"]
-    print(f"done: {config['iterations']} iterations in {summary['time_s']:.1f} s; held-out sequence error "
-          f"{fields['sequence_error']:.4f}, mean ponder {fields['mean_ponder']:.3f}; wrote {config['out']}")
+    print(f"done: {config['iterations']} iterations in {summary['time_s']:.1f} s; held-out "
+          f"{_headline(fields, long=True)}, mean ponder {fields['mean_ponder']:.3f}; wrote {config['out']}")
     return summary
