@@ -48,14 +48,16 @@ def _prepare(x, params, cell, epsilon, max_ponder, check_finite=True):
     x = x.to(dtype)
     # .to() is differentiable: gradients still reach the caller's tensors, whatever their dtype
     P = {k: params[k].to(device=x.device, dtype=dtype) for k in PARAM_NAMES}
-    # NaN and inf make a sum NaN or inf, so one sum per tensor and one host sync suffice; only
-    # when a sum is not finite (a NaN/inf, or merely an overflow) are the elements looked at
-    with torch.no_grad():
-        tensors = [("x", x)] + [(k, P[k]) for k in PARAM_NAMES] if check_finite else []
-        if tensors and not bool(torch.isfinite(torch.stack([v.sum() for _, v in tensors])).all()):
-            for name, v in tensors:
-                if not bool(torch.isfinite(v).all()):
-                    raise ValueError("x contains NaN or inf" if name == "x" else f"params[{name!r}] contains NaN or inf")
+    if check_finite:
+        # 0 * v is 0 where v is finite and NaN where v is NaN or inf, so one sum over all eight
+        # tensors tells whether anything is wrong (a few operations and one host sync); only
+        # then are the tensors looked at one by one, to name the culprit
+        tensors = [("x", x)] + [(k, P[k]) for k in PARAM_NAMES]
+        with torch.no_grad():
+            if not bool(torch.isfinite(torch.cat([v.reshape(-1) for _, v in tensors]).mul_(0.0).sum())):
+                for name, v in tensors:
+                    if not bool(torch.isfinite(v).all()):
+                        raise ValueError("x contains NaN or inf" if name == "x" else f"params[{name!r}] contains NaN or inf")
     return x, P, (B, T, D, H, O)
 
 
@@ -144,17 +146,21 @@ def _ponder(x, P, cell, epsilon, max_ponder, record, fixed_steps=None):
     lstm = cell == "lstm"
     cell_fn = _lstm_cell if lstm else _rnn_cell
     threshold = 1.0 - epsilon
-    # W_s with the memory layout of W_s^T (same values): autograd's backward multiplies every
-    # ponder step's dz by W_s^T, and MKL runs that product several times faster on a
-    # contiguous matrix than on a transposed view (dz (16, 512) W_s^T: ~20 us against ~130 us)
-    W_s = P["W_s"].t().contiguous().t()
+    W_s = P["W_s"]
+    if W_s.shape[1] > W_s.shape[0] and x.device.type == "cpu":
+        # LSTM on the CPU: W_s (H, 4H) with the memory layout of W_s^T (same values). Autograd's
+        # backward multiplies every ponder step's dz by W_s^T, and MKL runs that product
+        # several times faster on a contiguous matrix than on a transposed view
+        # (dz (16, 512) W_s^T: ~20 us against ~130 us); the forward product loses less.
+        W_s = W_s.t().contiguous().t()
     # the halting test only decides N(t), so it runs on detached copies, outside autograd
     W_h_test, b_h_test = P["W_h"].detach(), P["b_h"].detach()
 
     # x~ W_x = x W_x[:D] + flag * W_x[D]: the input part is the same for every ponder step, so it
     # is computed once for all t (with b_s folded in); the flag row (delta_{n,1}) is added for the
     # first ponder step only.
-    xW = x @ P["W_x"][:D] + P["b_s"]                           # (B, T, G)
+    G = P["W_s"].shape[1]
+    xW = torch.addmm(P["b_s"], x.reshape(B * T, D), P["W_x"][:D]).view(B, T, G)
     xW_first = xW + P["W_x"][D]                                # n = 1: flag = 1
     # unbind, not xW[:, t]: the backward of one unbind is one stack, whereas the backward of
     # every slice would build a zero tensor the size of all of xW
@@ -167,10 +173,10 @@ def _ponder(x, P, cell, epsilon, max_ponder, record, fixed_steps=None):
     last_step = max_ponder if fixed_steps is None else fixed_steps
     for t in range(T):
         cum = x.new_zeros(B, 1)                                 # sum_{k<=n} h^k, no gradient
-        still_running = []                                      # after each step: cum < 1 - eps
+        sums = []                                               # cum after each ponder step
         states, cells = [], []
         prev = state                                            # step 1 starts from s_{t-1}
-        for n in range(1, max_ponder + 1):
+        for n in range(1, last_step + 1):
             x_part = xW_first[t] if n == 1 else xW[t]
             s_prev = prev[0] if lstm else prev
             # eq. (3): S(s^{n-1}, x^n); at t = 0, n = 1 the state is zero and s W_s vanishes
@@ -180,23 +186,25 @@ def _ponder(x, P, cell, epsilon, max_ponder, record, fixed_steps=None):
             if lstm:
                 cells.append(prev[1])
             # eq. (5) from the state just made, then eq. (7): a row halts at the first n with
-            # sum_{k<=n} h^k >= 1 - eps. Every h > 0, so cum only grows and "cum < 1 - eps" stays
-            # False once it is False: rows that halted need no mask here (their p is masked below).
-            cum += torch.sigmoid_(torch.addmm(b_h_test, s.detach(), W_h_test))
-            running = cum < threshold
-            still_running.append(running)
-            if n == last_step:
+            # sum_{k<=n} h^k >= 1 - eps. Every h > 0, so the sums only grow: a row that halted
+            # stays above the threshold (its p is masked below), and some row is still running
+            # exactly when the smallest sum is below it.
+            cum = cum + torch.sigmoid_(torch.addmm(b_h_test, s.detach(), W_h_test))
+            sums.append(cum)
+            if fixed_steps is None and cum.min().item() >= threshold:   # the one host sync per step
                 break
-            if fixed_steps is None and not running.any():       # the one host sync per step
-                break
-        if fixed_steps is not None and fixed_steps < max_ponder:
-            unfinished.append(running.any())
         n_steps = len(states)
-        # N(t) = 1 + the number of steps after which the row was still running; at the cap M
-        # rows still running stop at M (eq. 13). Booleans and integers: N has no gradient.
-        N = (1 + torch.stack(still_running, dim=1).sum(dim=1)).clamp_(max=max_ponder).squeeze(1)
+        # a row took step n + 1 iff its sum after step n was below 1 - eps, so N(t) counts those
+        # steps plus the first; at the cap M every row stops (eq. 13). N has no gradient.
+        before = torch.cat(sums, dim=1) < threshold             # (B, n): step n comes before N
+        if n_steps == max_ponder:
+            before[:, -1] = False
+        elif fixed_steps is not None:
+            unfinished.append(before[:, -1].any())              # a row would need more steps
+        N = before.sum(dim=1).add_(1)
         S_n = torch.stack(states, dim=1)                        # (B, n, H): s^1..s^n
-        h = torch.sigmoid(S_n @ P["W_h"] + P["b_h"]).squeeze(2)  # eq. (5), with gradient
+        # eq. (5) again, now with gradient: all halting units of step t in one product
+        h = torch.sigmoid(torch.addmm(P["b_h"], S_n.view(B * n_steps, H), P["W_h"]).view(B, n_steps))
         p, R = halting_distribution(h, N, steps[:n_steps])      # eqs (6), (8)
         # eq. (9): s_t = sum_n p^n s^n, as multiply-and-sum: a batched matrix product of
         # B tiny (1, n) x (n, H) blocks is several times slower on the CPU

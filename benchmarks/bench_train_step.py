@@ -22,11 +22,11 @@ replayed as one CUDA graph); cuda-compile (torch.compile, mode "reduce-overhead"
 longest N at the start plus 1; the fixed-step variants check every step that no row needed more.
 
 Threads: one for NumPy's BLAS and one for PyTorch unless OMP_NUM_THREADS / OPENBLAS_NUM_THREADS /
-MKL_NUM_THREADS say otherwise. Timing: warm-up steps, then rounds that cycle through the
-backends (so a burst of load from another process hits all of them), each as many steps as fit
-in --seconds / --rounds; the best round's mean per step is reported. CUDA rounds synchronise
-first and last. --clock cpu uses process time instead of wall time: on a shared machine it
-counts only this process's work.
+MKL_NUM_THREADS say otherwise. Timing: warm-up steps, then the backends take turns, one
+training step each, for about --seconds each, so that a burst of load from another process
+falls on all of them alike; the median step time is reported. CUDA steps end with a
+synchronise. --clock cpu uses process time instead of wall time: on a shared machine it counts
+only this process's work.
 """
 
 import argparse
@@ -201,28 +201,28 @@ BACKENDS = {  # name on the command line -> (class, device)
 }
 
 
-def time_steps(steps, seconds, rounds, clock, warmup=2):
-    """Best round's mean seconds per step for every backend, and the N seen while timing."""
-    Ns = {s.name: [] for s in steps}
+def time_steps(steps, seconds, clock, warmup=3, min_steps=5):
+    """Median seconds per step of every backend, and the N of its first timed step.
+
+    The backends take turns, one step each, so that a burst of load from another process on a
+    shared machine falls on all of them alike; the median then ignores the steps it slowed.
+    """
     for s in steps:
         for _ in range(warmup):
             s()
         s.sync()
-    best = {s.name: math.inf for s in steps}
-    for _ in range(rounds):
+    times = {s.name: [] for s in steps}
+    Ns = {}
+    start = clock()
+    while clock() - start < seconds * len(steps) or min(len(v) for v in times.values()) < min_steps:
         for s in steps:
+            t0 = clock()
+            N = s()
             s.sync()
-            t0, k = clock(), 0
-            while True:
-                N = s()
-                k += 1
-                if k == 1:
-                    Ns[s.name].append(np.asarray(N.cpu()) if isinstance(N, torch.Tensor) else N)
-                if clock() - t0 >= seconds / rounds:
-                    break
-            s.sync()
-            best[s.name] = min(best[s.name], (clock() - t0) / k)
-    return best, {k: np.stack(v) for k, v in Ns.items()}
+            times[s.name].append(clock() - t0)
+            if s.name not in Ns:
+                Ns[s.name] = np.asarray(N.cpu()) if isinstance(N, torch.Tensor) else N
+    return {k: float(np.median(v)) for k, v in times.items()}, Ns
 
 
 def cpu_name():
@@ -241,7 +241,6 @@ def main():
     ap.add_argument("--backends", default="numpy,cpu,cuda,cuda-graph",
                     help="comma-separated, from: " + ", ".join(BACKENDS))
     ap.add_argument("--seconds", type=float, default=3.0, help="timing budget per backend and setting")
-    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="cpu: process time, robust to other processes on a shared machine (CPU backends only)")
     ap.add_argument("--markdown", default=None, help="append the table to this markdown file")
@@ -278,7 +277,7 @@ def main():
                 except Exception as err:          # one failing variant must not stop the others
                     print(f"| {size} | {N_target} | | | {b}: FAILED {type(err).__name__}: {err} | | | |", flush=True)
             try:
-                best, Ns = time_steps(steps, args.seconds, args.rounds, clock)
+                best, Ns = time_steps(steps, args.seconds, clock)
             except Exception as err:
                 print(f"| {size} | {N_target} | timing FAILED: {type(err).__name__}: {err} |", flush=True)
                 continue
