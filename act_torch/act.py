@@ -110,9 +110,10 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
     "S" (B, T, H) mean-field states; for the LSTM also "C" (B, T, H) mean-field cell states.
 
     Each ponder step records only what autograd needs (the cell update). The halting test runs
-    beside it without gradient, because it only decides N(t); once N(t) is known, all halting
-    units of step t are recomputed in one batched product and turned into p and R, and the
-    mean field sum_n p^n s^n is one batched product too (eq. 9).
+    beside it without gradient, because it only decides N(t); once N(t) is known, the halting
+    units of all ponder steps of t are recomputed with gradient in one product (the same values
+    up to rounding) and turned into p and R, and the mean field sum_n p^n s^n (eq. 9) is one
+    multiply-and-sum over the stacked states.
     """
     x, P, _ = _prepare(x, params, cell, epsilon, max_ponder)
     y, N, R, _ = _ponder(x, P, cell, epsilon, max_ponder, record)

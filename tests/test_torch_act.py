@@ -160,9 +160,10 @@ def test_cuda_float64_matches_numpy(cell, setting):
 def test_cuda_float32_matches_float64_numpy(cell, setting):
     """float32 rounds at 6e-8 per operation; through sums over H, up to N*T chained ponder steps
     and the differences y^n - y^N of eq. (19) this grows to ~1e-5 of an array's largest entry
-    (measured on the CPU and on an H100), so TOLERANCE[float32] = 1e-4 leaves 10x headroom.
-    N can only flip where a cumulative halting sum lies within float32 rounding of 1 - eps:
-    the cases keep that margin above 1e-4, checked first."""
+    (float32 on the CPU: at most 9e-6 over 160 random cases of act_torch.check), so
+    TOLERANCE[float32] = 1e-4 leaves 10x headroom. N can only flip where a cumulative halting
+    sum lies within float32 rounding of 1 - eps: the cases keep that margin above 1e-4, checked
+    first."""
     for seed in SEEDS[:2]:
         case = make_case(cell, setting, seed)
         np_res = numpy_result(case)
