@@ -160,7 +160,6 @@ class GraphStep(TorchStep):
 
     def __init__(self, size, N_target, dtype, device):
         super().__init__(size, N_target, dtype, device)
-        self.opt = torch.optim.Adam(self.model.parameters(), lr=LR, fused=True)
         self.step = CUDAGraphTrainStep(self.model, self.opt, loss_fn, self.x, self.target, self.ponder_budget())
         self.name = f"torch {device} graph K={self.step.ponder_steps}"
 
