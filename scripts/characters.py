@@ -18,11 +18,13 @@ from its checkpoint and run once more, on the CPU, over
 Runs are written to runs/sweeps/<name>/ (not committed); results go to results/<name>/:
 
     runs.csv      one row per run: tau (empty without ACT), act, seed, held-out bits per char,
-                  mean and max ponder, loss, iterations, training seconds
+                  mean and max ponder, loss, iterations, training seconds; and the mean ponder
+                  of the first step of a chunk (just after the reset) and of the later steps
     curves.csv    one row per run and evaluation: iteration, bits per char, mean ponder
     classes.csv   one row per run and byte class (text.DETAIL_CLASSES), two ways: by the byte just
                   read (count, mean ponder, mean bits of its next byte) and by the byte to be
-                  predicted (target_count, target_ponder, target_bits)
+                  predicted (target_count, target_ponder, target_bits). The first step of each
+                  chunk is left out: its ponder answers the reset more than the byte.
     passage.csv   one row per run and passage byte: chunk, position, byte, class, rho, N, bits
     sweep.json    the command, shared options, corpus (size, sha256), baselines, wall time, machine
 
@@ -128,7 +130,7 @@ def passage_batch(config, chunks):
 
 
 def analyse(run_id, folder, chunks):
-    """classes.csv rows and passage.csv rows of one finished run."""
+    """The first-step and later-step ponder, classes.csv rows and passage.csv rows of one run."""
     from act_numpy import text
     backend, config = load_backend(folder)
     x, y, _ = held_out_set(config)
@@ -137,11 +139,14 @@ def analyse(run_id, folder, chunks):
     read = text.detail_class(inputs)
     # the class of the byte to predict needs the byte before it, which is the input itself
     to_predict = text.detail_class(np.concatenate([inputs, y[:, -1:]], axis=1))[:, 1:]
+    steps = {"ponder_first_step": round(float(rho[:, 0].mean()), 5),
+             "ponder_later_steps": round(float(rho[:, 1:].mean()), 5)}
+    later = np.arange(rho.shape[1])[None, :] > 0          # the classes leave out step 0
     class_rows = []
     for i, name in enumerate(text.DETAIL_CLASSES):
         row = {"run": run_id, "class": name}
         for prefix, classes in (("", read), ("target_", to_predict)):
-            sel = classes == i
+            sel = (classes == i) & later
             row[prefix + "count"] = int(sel.sum())
             row[prefix + "ponder"] = round(float(rho[sel].mean()), 5) if sel.any() else None
             row[prefix + "bits"] = round(float(bits[sel].mean()), 5) if sel.any() else None
@@ -155,7 +160,7 @@ def analyse(run_id, folder, chunks):
             passage_rows.append({"run": run_id, "chunk": k, "position": t, "byte": int(codes[k, t]),
                                  "class": text.DETAIL_CLASSES[pclass[k, t]], "rho": round(float(prho[k, t]), 5),
                                  "N": int(pN[k, t]), "bits": round(float(pbits[k, t]), 5)})
-    return class_rows, passage_rows
+    return steps, class_rows, passage_rows
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,7 +184,8 @@ def collect(jobs, out_dir, chunks):
             if r["kind"] == "eval":
                 curves.append({"run": run_id, "iteration": r["iteration"],
                                "bits_per_char": round(r["bits_per_char"], 5), "mean_ponder": round(r["mean_ponder"], 5)})
-        c, p = analyse(run_id, folder, chunks)
+        steps, c, p = analyse(run_id, folder, chunks)
+        runs[-1].update(steps)
         classes += c
         passage += p
     sweep.write_csv(out_dir / "runs.csv", runs, list(runs[0]))

@@ -217,7 +217,8 @@ def plot_classes(res):
         ax.set_title(label(tau))
         ax.legend(fontsize=7)
     axes[0][0].set_ylabel("mean ponder ρ")
-    fig.suptitle("where does the network ponder? held-out bytes by class (count in brackets)", fontsize=10)
+    fig.suptitle("where does the network ponder? held-out bytes by class (count in brackets; "
+                 "the first step of each chunk left out)", fontsize=10)
     fig.tight_layout()
     return fig
 
