@@ -22,7 +22,7 @@ random and the PNGs carry no timestamp: the same results give the same bytes.
 import argparse
 import csv
 import json
-import math
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -32,7 +32,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker as ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
-from act_numpy.figures import save_figure  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sweep_figures as sf  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -137,11 +138,7 @@ def group_of(row):
     return row["tau"] if row["act"] else NO_ACT
 
 
-def mean_and_se(values):
-    """Mean and standard error of the mean (0 for a single value)."""
-    v = np.asarray(values, dtype=np.float64)
-    se = v.std(ddof=1) / math.sqrt(len(v)) if len(v) > 1 else 0.0
-    return float(v.mean()), float(se)
+mean_and_se = sf.mean_se  # mean and standard error of the mean (0 for a single value)
 
 
 def per_group(sweep, field):
@@ -449,12 +446,7 @@ FIGURES = {
 
 def plot_all(sweep, prefix="parity", directory=None):
     """Draw and save the four figures; returns their paths."""
-    paths = []
-    for suffix, draw in FIGURES.items():
-        fig = draw(sweep)
-        paths.append(save_figure(fig, f"{prefix}_{suffix}", directory=directory))
-        plt.close(fig)
-    return paths
+    return sf.save_figures(FIGURES, sweep, prefix, directory)
 
 
 def main(argv=None):

@@ -22,27 +22,27 @@ second; the first with a runs.csv is drawn. Notebook 08 imports this file for th
 A note on the ponder numbers: the sweep records rho = N + R (eq. 10). A step that halts after
 one update has N = 1 and R = 1, so rho = 2, which is what the no-ACT baseline shows. For ACT,
 the number of updates N of a step lies between rho - 1 and rho.
+
+Reading the sweep, grouping its runs by tau and the figure types every task shares live in
+scripts/sweep_figures.py; this file adds the task's titles, reference lines and its own figure.
 """
 
 import argparse
-import csv
-import json
 import math
+import sys
 from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from act_numpy.figures import save_figure
-
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sweep_figures as sf  # noqa: E402
+from sweep_figures import NO_ACT, RESULTS, ROOT, keys, label, mean_se, taus  # noqa: E402,F401  (re-exported)
 
 # Folders under results/ to draw, best first: the full sweep, then the reduced CPU fallback.
 SWEEPS = ("sort", "sort_small")
 
-NO_ACT = "no ACT"
 NO_ACT_COLOR = "0.45"
 CHANCE_COLOR = "crimson"
 
@@ -57,46 +57,14 @@ PAPER = {"no_act_error": 0.12, "best_act_error": 0.06, "computation_ratio": 9}
 
 def find_sweep(results=RESULTS, names=SWEEPS):
     """Path of the first folder in `names` (under `results`) that holds a runs.csv."""
-    for name in names:
-        folder = Path(results) / name
-        if (folder / "runs.csv").exists():
-            return folder
-    raise FileNotFoundError(f"no sort sweep found: none of {', '.join(names)} under {results} has "
-                            "a runs.csv; run scripts/sweep.py --task sort first")
-
-
-def _csv_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def _num(text):
-    return None if text in ("", None) else float(text)
+    return sf.find_sweep(names, results,
+                         missing=f"no sort sweep found: none of {', '.join(names)} under {results} has "
+                                 "a runs.csv; run scripts/sweep.py --task sort first")
 
 
 def load(folder):
-    """Read one sweep folder into plain Python data.
-
-    Returns a dict with "name" (the folder's name), "meta" (sweep.json, {} if absent), and the
-    lists "runs", "length" and "curves". Every row carries "key": the run's tau as a float, or
-    NO_ACT for the baseline, and "seed"; the other fields are the CSV's numbers as floats.
-    """
-    folder = Path(folder)
-    meta_path = folder / "sweep.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    runs = {}
-    for r in _csv_rows(folder / "runs.csv"):
-        key = float(r["tau"]) if r["act"] == "1" else NO_ACT
-        numbers = {k: _num(v) for k, v in r.items() if k not in ("run", "tau", "act", "seed")}
-        runs[r["run"]] = {"run": r["run"], "key": key, "seed": int(r["seed"]), **numbers}
-
-    def tag(rows):
-        return [{"key": runs[r["run"]]["key"], "seed": runs[r["run"]]["seed"],
-                 **{k: _num(v) for k, v in r.items() if k != "run"}} for r in rows]
-
-    return {"name": folder.name, "meta": meta, "runs": list(runs.values()),
-            "length": tag(_csv_rows(folder / "difficulty.csv")),
-            "curves": tag(_csv_rows(folder / "curves.csv"))}
+    """Read one sweep folder (sweep_figures.load); the rows of difficulty.csv are under "length"."""
+    return sf.load(folder, difficulty_key="length")
 
 
 def options(sweep):
@@ -104,17 +72,6 @@ def options(sweep):
     o = {"max_length": 15, "hidden": 512, "batch_size": 16, "lr": 1e-4}
     o.update(sweep["meta"].get("shared_options", {}))
     return o
-
-
-def taus(sweep):
-    """The tau values of the sweep, ascending."""
-    return sorted({r["key"] for r in sweep["runs"] if r["key"] != NO_ACT})
-
-
-def keys(sweep):
-    """The taus, ascending, then NO_ACT when the sweep has baseline runs."""
-    baseline = any(r["key"] == NO_ACT for r in sweep["runs"])
-    return taus(sweep) + ([NO_ACT] if baseline else [])
 
 
 def describe(sweep):
@@ -131,17 +88,8 @@ def describe(sweep):
 # ---------------------------------------------------------------------------------------------
 
 
-def mean_se(values):
-    """(mean, standard error of the mean); the standard error of one value is 0."""
-    v = np.asarray(values, dtype=np.float64)
-    if v.size < 2:
-        return float(v.mean()), 0.0
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
-
-
-def values(sweep, field):
-    """{key: [field of each run with that key]} for every tau and the baseline."""
-    return {k: [r[field] for r in sweep["runs"] if r["key"] == k] for k in keys(sweep)}
+values = sf.grouped     # {key: [field of each run with that key]}
+table = sf.stats_table  # one dict per tau (and no ACT): label, runs, error mean/se/best, ponder mean/se
 
 
 def chance_error(max_length):
@@ -151,18 +99,6 @@ def chance_error(max_length):
     """
     Ks = np.arange(2, max_length + 1)
     return 1.0 - float(np.mean([1.0 / math.factorial(int(k)) for k in Ks]))
-
-
-def table(sweep):
-    """One dict per tau (and no ACT): label, runs, error mean/se/best, ponder mean/se."""
-    err, pon = values(sweep, "sequence_error"), values(sweep, "mean_ponder")
-    rows = []
-    for k in keys(sweep):
-        e, e_se = mean_se(err[k])
-        p, p_se = mean_se(pon[k])
-        rows.append({"key": k, "label": label(k), "runs": len(err[k]), "error": e, "error_se": e_se,
-                     "best_error": min(err[k]), "ponder": p, "ponder_se": p_se})
-    return rows
 
 
 def best_tau(sweep):
@@ -175,17 +111,7 @@ def by_length(sweep, key, field):
 
     The pooled value weights each seed's number by how many held-out sequences it covers.
     """
-    rows = [r for r in sweep["length"] if r["key"] == key and r[field] is not None]
-    Ks = sorted({int(r["difficulty"]) for r in rows})
-    pooled, low, high = [], [], []
-    for K in Ks:
-        at = [r for r in rows if int(r["difficulty"]) == K]
-        w = np.array([r["count"] for r in at], dtype=np.float64)
-        v = np.array([r[field] for r in at], dtype=np.float64)
-        pooled.append(float((w * v).sum() / w.sum()))
-        low.append(float(v.min()))
-        high.append(float(v.max()))
-    return np.array(Ks), np.array(pooled), np.array(low), np.array(high)
+    return sf.by_difficulty(sweep["length"], key, field)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,84 +119,30 @@ def by_length(sweep, key, field):
 # ---------------------------------------------------------------------------------------------
 
 
-def label(key):
-    """NO_ACT as it is; a tau as a short power of ten: 0.001 -> '1e-3', 0.0003 -> '3e-4'."""
-    if key == NO_ACT:
-        return NO_ACT
-    mantissa, exponent = f"{key:.0e}".split("e")
-    return f"{mantissa}e{int(exponent)}"
-
-
 def palette(sweep):
     """Colour per key: small tau light, large tau dark (log scale); the baseline grey."""
-    ts = taus(sweep)
-    cmap = plt.get_cmap("viridis")
-    logs = np.log10(ts)
-    span = float(logs.max() - logs.min()) if len(ts) > 1 else 1.0
-    colours = {t: cmap(0.9 - 0.8 * (lt - logs.min()) / span) for t, lt in zip(ts, logs)}
-    colours[NO_ACT] = NO_ACT_COLOR
-    return colours
-
-
-def _legend_right(ax):
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=9)
+    return sf.tau_colours(sweep, "viridis", 0.9, 0.8, NO_ACT_COLOR)
 
 
 def plot_error_per_tau(sweep):
-    err, col, ks = values(sweep, "sequence_error"), palette(sweep), keys(sweep)
     chance = chance_error(int(options(sweep)["max_length"]))
-    fig, ax = plt.subplots(figsize=(8, 4.3))
-    for i, k in enumerate(ks):
-        m, se = mean_se(err[k])
-        ax.bar(i, m, width=0.65, color=col[k], alpha=0.85, yerr=se, capsize=4, ecolor="black")
-        jitter = np.linspace(-0.15, 0.15, len(err[k])) if len(err[k]) > 1 else np.zeros(1)
-        ax.scatter(i + jitter, err[k], s=16, color="black", linewidths=0, zorder=3)
-    ax.axhline(chance, color=CHANCE_COLOR, ls="--", lw=1, label=f"random permutation ({chance:.2f})")
-    ax.set_xticks(range(len(ks)), [label(k) for k in ks])
-    ax.set_xlabel("time penalty τ")
-    ax.set_ylabel("sequence error rate (held-out)")
-    ax.set_ylim(0, 1.02)
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="upper left", frameon=False, fontsize=9)
-    ax.set_title("Sort: sequence error per τ (bar: mean, whisker: standard error, dot: one seed)\n"
-                 + describe(sweep), fontsize=9)
-    fig.tight_layout()
-    return fig
+    return sf.plot_error_per_tau(
+        sweep, palette(sweep), reference=(chance, f"random permutation ({chance:.2f})"), ylim=(0, 1.02),
+        legend={"loc": "upper left", "frameon": False, "fontsize": 9},
+        title="Sort: sequence error per τ (bar: mean, whisker: standard error, dot: one seed)\n"
+              + describe(sweep))
 
 
 def plot_error_vs_ponder(sweep):
-    col = palette(sweep)
-    fig, ax = plt.subplots(figsize=(7.8, 4.8))
-    for k in keys(sweep):
-        runs = [r for r in sweep["runs"] if r["key"] == k]
-        x = np.array([r["mean_ponder"] for r in runs])
-        y = np.array([r["sequence_error"] for r in runs])
-        marker = "X" if k == NO_ACT else "o"
-        ax.scatter(x, y, s=24, marker=marker, color=col[k], alpha=0.6, linewidths=0, zorder=2)
-        ax.scatter(x.mean(), y.mean(), s=170, marker=marker, color=col[k], edgecolors="black", zorder=3,
-                   label=NO_ACT if k == NO_ACT else f"τ = {label(k)}")
-    ax.set_xlabel("mean ponder ρ = N + R per step (held-out; one update gives ρ = 2)")
-    ax.set_ylabel("sequence error rate (held-out)")
-    ax.set_ylim(bottom=-0.02)
-    ax.grid(alpha=0.3)
-    _legend_right(ax)
-    ax.set_title("Sort: error against ponder (small: one run, large: mean of a τ)\n" + describe(sweep),
-                 fontsize=9)
-    fig.tight_layout()
-    return fig
+    return sf.plot_error_vs_ponder(
+        sweep, palette(sweep), point_size=24,
+        xlabel="mean ponder ρ = N + R per step (held-out; one update gives ρ = 2)",
+        title="Sort: error against ponder (small: one run, large: mean of a τ)\n" + describe(sweep))
 
 
 def plot_length(sweep):
-    col = palette(sweep)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.8, 7), sharex=True)
-    for k in keys(sweep):
-        name = NO_ACT if k == NO_ACT else f"τ = {label(k)}"
-        style = "--" if k == NO_ACT else "-"
-        for ax, field in ((top, "ponder"), (bottom, "error")):
-            Ks, m, lo, hi = by_length(sweep, k, field)
-            if Ks.size:
-                ax.plot(Ks, m, style, marker="o", ms=4, color=col[k], label=name)
-                ax.fill_between(Ks, lo, hi, color=col[k], alpha=0.12, linewidth=0)
+    sf.plot_difficulty_lines(sweep, sweep["length"], palette(sweep), top, bottom)
     Ks = np.arange(2, int(options(sweep)["max_length"]) + 1)
     bottom.plot(Ks, [1 - 1 / math.factorial(int(k)) for k in Ks], ":", color=CHANCE_COLOR, lw=1,
                 label="random permutation")
@@ -281,7 +153,7 @@ def plot_length(sweep):
     bottom.set_ylim(-0.02, 1.02)
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
-        _legend_right(ax)
+        sf.legend_right(ax)
     top.set_title("Sort: ponder and error against length (line: seeds pooled, band: lowest to highest "
                   "seed)\n" + describe(sweep), fontsize=9)
     fig.tight_layout()
@@ -289,32 +161,9 @@ def plot_length(sweep):
 
 
 def plot_learning_curves(sweep):
-    col = palette(sweep)
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.8, 7), sharex=True)
-    for k in keys(sweep):
-        rows = [r for r in sweep["curves"] if r["key"] == k]
-        seeds = sorted({r["seed"] for r in rows})
-        its = sorted({int(r["iteration"]) for r in rows})
-        style = "--" if k == NO_ACT else "-"
-        for ax, field in ((top, "sequence_error"), (bottom, "mean_ponder")):
-            grid = np.full((len(seeds), len(its)), np.nan)
-            for r in rows:
-                grid[seeds.index(r["seed"]), its.index(int(r["iteration"]))] = r[field]
-            for line in grid:
-                ax.plot(its, line, style, color=col[k], lw=0.7, alpha=0.35)
-            ax.plot(its, np.nanmean(grid, axis=0), style, color=col[k], lw=2,
-                    label=NO_ACT if k == NO_ACT else f"τ = {label(k)}")
-    top.set_ylabel("sequence error rate (held-out)")
-    top.set_ylim(-0.02, 1.02)
-    bottom.set_ylabel("mean ponder ρ (held-out)")
-    bottom.set_xlabel("training iteration")
-    for ax in (top, bottom):
-        ax.grid(alpha=0.3)
-    _legend_right(top)
-    top.set_title("Sort: learning curves (thick: mean over seeds, thin: one seed)\n" + describe(sweep),
-                  fontsize=9)
-    fig.tight_layout()
-    return fig
+    return sf.plot_learning_curves(
+        sweep, palette(sweep), error_ylim=(-0.02, 1.02),
+        title="Sort: learning curves (thick: mean over seeds, thin: one seed)\n" + describe(sweep))
 
 
 FIGURES = {
@@ -327,20 +176,12 @@ FIGURES = {
 
 def save_all(sweep, directory=None):
     """Draw the four figures and save them as sort_<name>.png; returns the paths."""
-    paths = []
-    for name, draw in FIGURES.items():
-        fig = draw(sweep)
-        paths.append(save_figure(fig, f"sort_{name}", directory=directory))
-        plt.close(fig)
-    return paths
+    return sf.save_figures(FIGURES, sweep, "sort", directory)
 
 
 def print_table(sweep):
     print(describe(sweep))
-    print(f"{'tau':>7} {'runs':>4} {'error':>7} {'s.e.':>6} {'best':>6} {'ponder':>7} {'s.e.':>5}")
-    for r in table(sweep):
-        print(f"{r['label']:>7} {r['runs']:4d} {r['error']:7.3f} {r['error_se']:6.3f} {r['best_error']:6.3f} "
-              f"{r['ponder']:7.2f} {r['ponder_se']:5.2f}")
+    sf.print_stats_table(table(sweep))
     print(f"random-permutation error at this size: {chance_error(int(options(sweep)['max_length'])):.3f}")
 
 
@@ -355,8 +196,7 @@ def main(argv=None):
     if task != "sort":
         ap.error(f"results/{sweep['name']} holds a {task} sweep, not sort")
     print_table(sweep)
-    for path in save_all(sweep, args.figures):
-        print("wrote", path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    sf.print_written(save_all(sweep, args.figures))
 
 
 if __name__ == "__main__":

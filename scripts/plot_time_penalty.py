@@ -25,13 +25,10 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from act_numpy.figures import save_figure
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from plot_sort import NO_ACT, label, load, mean_se  # noqa: E402  (one CSV reader for every task)
+import sweep_figures as sf  # noqa: E402
+from sweep_figures import NO_ACT, RESULTS, ROOT, label, load, mean_se, taus  # noqa: E402,F401  (one CSV reader for every task)
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "results"
 TASK_ORDER = ("parity", "logic", "addition", "sort")
 TASK_COLOUR = {"parity": "tab:blue", "logic": "tab:orange", "addition": "tab:green", "sort": "tab:purple"}
 LINE_STYLES = ("-", "--", "-.", ":")
@@ -85,7 +82,7 @@ def find_sweeps(results=RESULTS, verbose=True):
 def per_tau(sweep):
     """Per tau (ascending): a dict with tau, seeds, error mean/se/min/max/sd, ponder mean/se."""
     out = []
-    for tau in sorted({r["key"] for r in sweep["runs"] if r["key"] != NO_ACT}):
+    for tau in taus(sweep):
         runs = [r for r in sweep["runs"] if r["key"] == tau]
         err = np.array([r["sequence_error"] for r in runs])
         pon = np.array([r["mean_ponder"] for r in runs])
@@ -99,7 +96,7 @@ def per_tau(sweep):
 
 def baseline(sweep):
     """(mean, standard error) of the no-ACT runs' error, or None without a baseline."""
-    errs = [r["sequence_error"] for r in sweep["runs"] if r["key"] == NO_ACT]
+    errs = sf.baseline_errors(sweep)
     return mean_se(errs) if errs else None
 
 
@@ -175,7 +172,7 @@ def plot_tradeoff(sweeps):
     bottom.set_ylim(bottom=-0.02)
     for ax in (top, bottom):
         ax.grid(alpha=0.3, which="both")
-        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8)
+        sf.legend_right(ax, fontsize=8)
     top.set_title("What τ does, every committed sweep (marker: mean over seeds, bar: standard error;\n"
                   "bottom, dotted: that sweep's no-ACT error)", fontsize=9)
     fig.tight_layout()
@@ -203,7 +200,7 @@ def plot_error_vs_ponder(sweeps):
     ax.set_ylabel("sequence error rate (held-out)")
     ax.set_ylim(bottom=-0.02)
     ax.grid(alpha=0.3)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8)
+    sf.legend_right(ax, fontsize=8)
     ax.set_title("Error against ponder, one curve per sweep through its τ means", fontsize=9)
     fig.tight_layout()
     return fig
@@ -227,7 +224,7 @@ def plot_seed_spread(sweeps):
             ax.scatter(xs, ys, s=14, color=colour, alpha=0.8, linewidths=0)
             ax.plot([i - 0.25, i + 0.25], [r["error"]] * 2, color="black", lw=1.2)
         labels = [label(r["tau"]) for r in rows]
-        base = [r["sequence_error"] for r in s["runs"] if r["key"] == NO_ACT]
+        base = sf.baseline_errors(s)
         if base:
             i = len(rows)
             xs = np.full(len(base), float(i)) + (np.linspace(-0.12, 0.12, len(base)) if len(base) > 1 else 0.0)
@@ -255,12 +252,7 @@ FIGURES = {
 
 def save_all(sweeps, directory=None):
     """Draw the three figures and save them as time_penalty_<name>.png; returns the paths."""
-    paths = []
-    for name, draw in FIGURES.items():
-        fig = draw(sweeps)
-        paths.append(save_figure(fig, f"time_penalty_{name}", directory=directory))
-        plt.close(fig)
-    return paths
+    return sf.save_figures(FIGURES, sweeps, "time_penalty", directory)
 
 
 def main(argv=None):
@@ -274,8 +266,7 @@ def main(argv=None):
         print_summary(sweeps)
     else:
         print("no committed sweeps found: the figures say so")
-    for path in save_all(sweeps, args.figures):
-        print("wrote", path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    sf.print_written(save_all(sweeps, args.figures))
 
 
 if __name__ == "__main__":
