@@ -17,6 +17,8 @@ float32 by default (fast); ``--dtype float64`` matches one NumPy step to about 1
 CUDA is used when available (``--device cpu`` to refuse it).
 """
 
+import os
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -138,6 +140,11 @@ class TorchBackend:
 
 
 def main(argv=None):
+    if "OMP_NUM_THREADS" not in os.environ:
+        # These networks are small: one thread is faster than several, and on a busy 2-core
+        # machine two spinning thread pools made 16-bit parity ~15x slower (docs/parity.md).
+        # Set OMP_NUM_THREADS to choose otherwise.
+        torch.set_num_threads(1)
     return training.main(TorchBackend, argv)
 
 
