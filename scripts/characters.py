@@ -30,7 +30,9 @@ Runs are written to runs/sweeps/<name>/ (not committed); results go to results/<
 
 Extra options after the script's own go to every run (see python -m act_torch.train --help;
 --task is set here). Run it again with the same arguments to finish an interrupted sweep:
-finished runs are kept. Then draw the figures with scripts/plot_characters.py.
+finished runs are kept, and a run that was stopped continues from its last checkpoint (every
+--eval-every iterations) exactly as if it had not stopped. Then draw the figures with
+scripts/plot_characters.py.
 """
 
 import argparse
@@ -72,6 +74,19 @@ def parse_args(argv=None):
         ap.error("need at least one tau, one seed, one worker and one passage chunk")
     args.task = "characters"
     return args, tokens
+
+
+def run_one(job):
+    """One training run in a worker process (one thread); resumes a stopped run from its checkpoint."""
+    import torch
+    torch.set_num_threads(1)        # the pool provides the parallelism
+    from act_numpy.training import run
+    from act_torch.train import TorchBackend
+    run_id, options = job
+    folder = Path(options["out"])
+    if not (folder / "summary.json").exists():
+        run(options, TorchBackend, resume=(folder / "checkpoint.npz").exists(), progress=False)
+    return run_id, folder / "summary.json"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,7 +233,7 @@ def main(argv=None):
     finished = all((Path(o["out"]) / "summary.json").exists() for _, o in jobs)
     start = time.perf_counter()
     with mp.get_context("spawn").Pool(args.workers) as pool:
-        for i, (run_id, _) in enumerate(pool.imap_unordered(sweep.run_one, jobs), 1):
+        for i, (run_id, _) in enumerate(pool.imap_unordered(run_one, jobs), 1):
             print(f"[{i}/{len(jobs)}] {run_id} done ({time.perf_counter() - start:.0f} s)", flush=True)
     train_wall = time.perf_counter() - start
     import torch
