@@ -60,6 +60,10 @@ def find_sweeps(results=RESULTS, verbose=True):
             if verbose:
                 print(f"skipped results/{folder.name}: no runs.csv (missing, or a sweep still running)")
             continue
+        if "sequence_error" not in (folder / "runs.csv").open().readline():
+            if verbose:   # the character runs measure bits per character, shown in notebook 09
+                print(f"skipped results/{folder.name}: not a sequence-error sweep")
+            continue
         try:
             sweep = load(folder)
         except (OSError, KeyError, ValueError) as err:
