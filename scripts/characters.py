@@ -184,21 +184,12 @@ def analyse(run_id, folder, chunks):
 
 
 def collect(jobs, out_dir, chunks):
-    from act_numpy.training import read_log
     runs, curves, classes, passage = [], [], [], []
     for run_id, options in jobs:
         folder = Path(options["out"])
-        s = json.loads((folder / "summary.json").read_text())
-        cfg, ev = s["config"], s["final_eval"]
-        act = not cfg["no_act"]
-        runs.append({"run": run_id, "tau": cfg["tau"] if act else None, "act": int(act), "seed": cfg["seed"],
-                     "bits_per_char": round(ev["bits_per_char"], 5), "mean_ponder": round(ev["mean_ponder"], 5),
-                     "max_ponder": ev["max_ponder"], "loss": round(ev["loss"], 4), "iterations": s["iterations"],
-                     "train_time_s": round(s["train_time_s"], 1)})
-        for r in read_log(folder / "log.jsonl"):
-            if r["kind"] == "eval":
-                curves.append({"run": run_id, "iteration": r["iteration"],
-                               "bits_per_char": round(r["bits_per_char"], 5), "mean_ponder": round(r["mean_ponder"], 5)})
+        row, run_curves, _ = sweep.run_record(run_id, folder, "bits_per_char")
+        runs.append(row)
+        curves += run_curves
         steps, c, p = analyse(run_id, folder, chunks)
         runs[-1].update(steps)
         classes += c

@@ -97,25 +97,31 @@ def write_csv(path, rows, columns):
             w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in columns})
 
 
+def run_record(run_id, folder, metric):
+    """One finished run as data: (row of runs.csv, rows of curves.csv, final evaluation).
+
+    metric: the error measure the run reports ("sequence_error"; "bits_per_char" for text).
+    """
+    from act_numpy.training import read_log
+    s = json.loads((Path(folder) / "summary.json").read_text())
+    cfg, ev = s["config"], s["final_eval"]
+    act = not cfg["no_act"]
+    row = {"run": run_id, "tau": cfg["tau"] if act else None, "act": int(act), "seed": cfg["seed"],
+           metric: ev[metric], "mean_ponder": ev["mean_ponder"], "max_ponder": ev["max_ponder"],
+           "loss": ev["loss"], "iterations": s["iterations"], "train_time_s": round(s["train_time_s"], 2)}
+    curves = [{"run": run_id, "iteration": r["iteration"], metric: r[metric], "mean_ponder": r["mean_ponder"]}
+              for r in read_log(Path(folder) / "log.jsonl") if r["kind"] == "eval"]
+    return row, curves, ev
+
+
 def collect(jobs, out_dir):
     """Turn the runs' summaries and logs into the three CSV files."""
-    from act_numpy.training import read_log
     runs, difficulty, curves = [], [], []
     for run_id, options in jobs:
-        folder = Path(options["out"])
-        s = json.loads((folder / "summary.json").read_text())
-        cfg, ev = s["config"], s["final_eval"]
-        act = not cfg["no_act"]
-        runs.append({"run": run_id, "tau": cfg["tau"] if act else None, "act": int(act), "seed": cfg["seed"],
-                     "sequence_error": ev["sequence_error"], "mean_ponder": ev["mean_ponder"],
-                     "max_ponder": ev["max_ponder"], "loss": ev["loss"], "iterations": s["iterations"],
-                     "train_time_s": round(s["train_time_s"], 2)})
-        for d in ev["by_difficulty"]:
-            difficulty.append({"run": run_id, **d})
-        for r in read_log(folder / "log.jsonl"):
-            if r["kind"] == "eval":
-                curves.append({"run": run_id, "iteration": r["iteration"], "sequence_error": r["sequence_error"],
-                               "mean_ponder": r["mean_ponder"]})
+        row, run_curves, ev = run_record(run_id, options["out"], "sequence_error")
+        runs.append(row)
+        curves += run_curves
+        difficulty += [{"run": run_id, **d} for d in ev["by_difficulty"]]
     write_csv(out_dir / "runs.csv", runs, list(runs[0]))
     write_csv(out_dir / "difficulty.csv", difficulty, ["run", "difficulty", "count", "error", "ponder"])
     write_csv(out_dir / "curves.csv", curves, ["run", "iteration", "sequence_error", "mean_ponder"])
