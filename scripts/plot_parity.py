@@ -376,6 +376,7 @@ def plot_difficulty(sweep, wanted=4):
     shown = pick_taus(taus, wanted) + [NO_ACT]
     edges = difficulty_bins([r["difficulty"] for r in sweep["difficulty"]])
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 7), sharex=True)
+    highest_error = 0.0
     for key in shown:
         color = NO_ACT_COLOR if key == NO_ACT else colors[key]
         label = NO_ACT if key == NO_ACT else f"τ = {_tau_label(key)}"
@@ -384,6 +385,8 @@ def plot_difficulty(sweep, wanted=4):
             x, m, lo, hi = by_difficulty(sweep, key, field, edges)
             ax.plot(x, m, style, marker="o", ms=3, color=color, label=label)
             ax.fill_between(x, lo, hi, color=color, alpha=0.15, linewidth=0)
+            if field == "error":
+                highest_error = max(highest_error, max(hi))
     top.set_ylabel("mean ponder ρ (no ACT: 2 by definition)")
     top.set_title(f"Parity: ponder and error vs difficulty (shaded: range over seeds)\n{describe(sweep)}",
                   fontsize=10)
@@ -391,7 +394,8 @@ def plot_difficulty(sweep, wanted=4):
     bottom.axhline(CHANCE, color="crimson", lw=1, ls="--", label="chance (0.5)")
     bottom.set_ylabel("sequence error rate")
     bottom.set_xlabel("difficulty: number of non-zero input bits")
-    bottom.set_ylim(-0.02, 0.7)
+    # room for every curve: a baseline can be far worse than chance on some difficulties
+    bottom.set_ylim(-0.02, min(1.02, max(0.7, highest_error + 0.05)))
     bottom.legend(handles=bottom.get_lines()[-1:], frameon=False, fontsize=9, loc="upper right")
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
