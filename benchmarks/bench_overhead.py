@@ -7,13 +7,15 @@ the fixed cost of an operation, not its arithmetic, decides the speed. This scri
 pieces of one ponder step on their own, in microseconds of process CPU time (robust to other
 processes), median over repeats of a block of calls:
 
-- one elementwise multiply of two (16, 128) arrays: NumPy, PyTorch without autograd, and
-  PyTorch recording autograd (forward only);
-- the LSTM cell's elementwise part, gates z (16, 512) -> (h', c'), forward and backward:
-  ``act_numpy.cells.lstm_forward`` + ``lstm_backward`` against ``act_torch.act._lstm_cell`` +
-  ``torch.autograd.backward``;
-- the recurrent product z = s W_s with its two gradients (ds = dz W_s^T, dW_s += s^T dz).
+- one elementwise multiply of two (16, 128) arrays: NumPy, and PyTorch without and with autograd
+  recording (forward only);
+- the LSTM cell's elementwise part, gates z (16, 512) -> (h', c'), over 10 chained ponder steps
+  forward and then backward: ``act_numpy.cells.lstm_forward`` + ``lstm_backward`` against
+  ``act_torch.act._lstm_cell`` + one ``torch.autograd.backward``;
+- the whole LSTM ponder step, z = x W + s W_s and the cell, the same way, with the gradients
+  of s and W_s (NumPy forms dW_s in one product over the 10 steps, as ``act_numpy.act`` does).
 
+Chained pieces are reported per step.
 It explains the LSTM rows of ``bench_train_step.py``; see docs/benchmarks_train_step.md.
 """
 
@@ -44,7 +46,7 @@ def per_call_us(fn, calls, repeats):
 
 
 def cases(rng, K=10):
-    """(piece, numpy callable, torch callable, calls per piece): each pair does the same work.
+    """(piece, numpy callable, torch callable, steps per call): each pair does the same work.
 
     The chained pieces run K ponder steps forward and then backward through all of them (one
     autograd backward for K steps, as in training), and are reported per step.
