@@ -41,10 +41,10 @@ import sweep_figures as sf  # noqa: E402
 from sweep_figures import (  # noqa: E402,F401  (re-exported: this module's names before the refactor)
     RESULTS, ROOT, keys, label, load, mean_se, grouped, taus)
 
-# The sweeps to show, best first: the full-size sweep, then the reduced CPU sweep.
+# The sweeps to show, best first: the full-size sweep, then the reduced CPU sweeps, longest first.
 SWEEPS = {
     "logic": ("logic", "logic_small"),
-    "addition": ("addition", "addition_small"),
+    "addition": ("addition", "addition_long", "addition_small"),
 }
 
 # What the x axis of the difficulty figure counts, per task (act_numpy.tasks.difficulty).
