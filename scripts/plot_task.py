@@ -3,6 +3,7 @@
     python scripts/plot_task.py logic                 # the largest committed logic sweep
     python scripts/plot_task.py addition              # the same for addition
     python scripts/plot_task.py logic --sweep logic_small --figures /tmp/figs
+    python scripts/plot_task.py addition --sweep addition_3digit --prefix addition_3digit
 
 Reads what scripts/sweep.py wrote into results/<sweep>/ (runs.csv, difficulty.csv, curves.csv,
 sweep.json) and saves four figures through act_numpy.figures.save_figure, so the PNGs have no
@@ -182,9 +183,10 @@ FIGURES = {
 }
 
 
-def save_all(sweep, directory=None):
-    """Draw the four figures of the sweep's task and save them as <task>_<figure>.png."""
-    return sf.save_figures(FIGURES, sweep, task_of(sweep), directory)
+def save_all(sweep, directory=None, prefix=None):
+    """Draw the four figures of the sweep's task and save them as <prefix>_<figure>.png
+    (prefix: the task's name unless given)."""
+    return sf.save_figures(FIGURES, sweep, prefix or task_of(sweep), directory)
 
 
 def main(argv=None):
@@ -192,6 +194,7 @@ def main(argv=None):
     ap.add_argument("task", choices=sorted(SWEEPS), help="logic or addition")
     ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS[task] present)")
     ap.add_argument("--figures", help="output folder (default figures/)")
+    ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: the task's name)")
     args = ap.parse_args(argv)
     folder = RESULTS / args.sweep if args.sweep else find_sweep(args.task)
     sweep = load(folder)
@@ -199,7 +202,7 @@ def main(argv=None):
         ap.error(f"{folder} holds a {task_of(sweep)} sweep, not {args.task}")
     print(describe(sweep))
     sf.print_stats_table(sf.stats_table(sweep))
-    sf.print_written(save_all(sweep, args.figures))
+    sf.print_written(save_all(sweep, args.figures, args.prefix))
 
 
 if __name__ == "__main__":
