@@ -44,7 +44,7 @@ from sweep_figures import (  # noqa: E402,F401  (re-exported: this module's name
 
 # The sweeps to show, best first: the full-size sweep, then the reduced CPU sweeps, longest first.
 SWEEPS = {
-    "logic": ("logic", "logic_small"),
+    "logic": ("logic", "logic_long", "logic_small"),
     "addition": ("addition", "addition_long", "addition_small"),
 }
 
