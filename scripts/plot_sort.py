@@ -1,7 +1,7 @@
 """Figures of the sort experiment (Graves 2016, section 3.4) from a committed tau sweep.
 
     python scripts/plot_sort.py                        # the largest committed sort sweep
-    python scripts/plot_sort.py --sweep sort_small     # results/sort_small/ explicitly (figures/sort_*.png)
+    python scripts/plot_sort.py --sweep sort_small     # results/sort_small/ explicitly
     python scripts/plot_sort.py --figures /tmp/figs    # somewhere other than figures/
 
 The input is what scripts/sweep.py leaves in results/<sweep>/ (runs.csv, difficulty.csv,
@@ -17,7 +17,8 @@ CSV files always give the same bytes:
     sort_learning_curves.png   held-out error and mean ponder during training
 
 Which sweep: SWEEPS lists the folders to try, the full GPU sweep first and then the reduced CPU
-sweeps, longest first; the first with a runs.csv is drawn. Notebook 08 imports this file for the same numbers.
+sweeps, longest first; the first with a runs.csv is drawn. Notebook 08 imports this file for the
+same numbers.
 
 A note on the ponder numbers: the sweep records rho = N + R (eq. 10). A step that halts after
 one update has N = 1 and R = 1, so rho = 2, which is what the no-ACT baseline shows. For ACT,
@@ -40,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sweep_figures as sf  # noqa: E402
 from sweep_figures import NO_ACT, RESULTS, ROOT, keys, label, mean_se, taus  # noqa: E402,F401  (re-exported)
 
-# Folders under results/ to draw, best first: the full sweep, then the reduced CPU fallback.
+# Folders under results/ to draw, best first: the full sweep, then the reduced CPU fallbacks.
 SWEEPS = ("sort", "sort_long", "sort_small")
 
 NO_ACT_COLOR = "0.45"
