@@ -1,11 +1,12 @@
 # Two commands: `make lab` opens the course, `make test` checks everything (CI runs this one).
+# Also: `make variant` (the notebooks under other math kernels) and `make figures` (redraw figures/).
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # nbval: lax mode (our checks are assert cells), the venv's own kernel, and a generous per-cell limit
 NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=300
 
-.PHONY: lab test unit notebooks clean
+.PHONY: lab test unit notebooks variant figures clean
 
 $(STAMP): requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
@@ -14,8 +15,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
+# JupyterLab on notebook 01, no browser: open the URL it prints. As root too; the next free port
+# if 8888 is taken. In a container: make lab ACT_LAB_IP=0.0.0.0 (see scripts/lab.py)
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/01_forward_pass.ipynb
+	$(PY) scripts/lab.py
 
 test: unit notebooks
 
@@ -24,6 +27,25 @@ unit: $(STAMP)
 
 notebooks: $(STAMP)
 	$(PY) -m pytest -q $(NBVAL) notebooks
+
+# Every notebook once more under nbval, with the math libraries made to pick other kernels
+# (scripts/notebook_variants.py lists the variants); CI runs this after `make test`.
+VARIANT ?= compatible
+variant: $(STAMP)
+	$(PY) scripts/notebook_variants.py --variant $(VARIANT)
+
+# Redraw figures/: the sweep figures from results/, then the notebooks' own figures from their
+# live runs (which differ a little from machine to machine; nothing else writes them).
+figures: $(STAMP)
+	$(PY) scripts/plot_parity.py
+	$(PY) scripts/plot_parity.py parity8_long --prefix parity_8bit
+	$(PY) scripts/plot_task.py logic
+	$(PY) scripts/plot_task.py addition
+	$(PY) scripts/plot_task.py addition --sweep addition_3digit --prefix addition_3digit
+	$(PY) scripts/plot_sort.py
+	$(PY) scripts/plot_time_penalty.py
+	$(PY) scripts/plot_characters.py
+	ACT_SAVE_FIGURES=1 $(PY) -m pytest -q $(NBVAL) notebooks
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -24,23 +24,33 @@ from .halting import halting_backward, halting_step
 from .params import PARAM_NAMES, check_inputs
 
 
+def _real_array(name, value, dtype=None):
+    """``value`` as a finite real array of ``dtype``; ValueError naming ``name`` otherwise.
+
+    The one value check for every array argument (x, the parameters, dy, dponder): complex,
+    boolean and non-numeric values are refused rather than cast (a cast would silently drop an
+    imaginary part), and so are NaN and inf. dtype None keeps float32/float64 and computes
+    anything else (integers) in float64.
+    """
+    a = np.asarray(value)
+    if a.dtype.kind not in "fiu":
+        raise ValueError(f"{name} must be a real numeric array, got dtype {a.dtype}")
+    if dtype is None:
+        dtype = a.dtype if a.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    a = a.astype(dtype, copy=False)
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} contains NaN or inf")
+    return a
+
+
 def _prepare(x, params, cell, epsilon, max_ponder):
     """Validate and convert inputs; the computation dtype follows x (float32 or float64)."""
-    x = np.asarray(x)
-    if x.dtype.kind not in "fiu":
-        raise ValueError(f"x must be a numeric array, got dtype {x.dtype}")
+    x = _real_array("x", x)
     if not isinstance(params, dict):
         raise ValueError("params must be a dict of the seven ACT parameters")
     shapes = {k: np.shape(v) for k, v in params.items()}
     B, T, D, H, O = check_inputs(x.shape, shapes, cell, epsilon, max_ponder)
-    dtype = x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float64)
-    x = x.astype(dtype, copy=False)
-    if not np.isfinite(x).all():
-        raise ValueError("x contains NaN or inf")
-    P = {k: np.asarray(params[k], dtype=dtype) for k in PARAM_NAMES}
-    for k, v in P.items():
-        if not np.isfinite(v).all():
-            raise ValueError(f"params[{k!r}] contains NaN or inf")
+    P = {k: _real_array(f"params[{k!r}]", params[k], x.dtype) for k in PARAM_NAMES}
     return x, P, (B, T, D, H, O)
 
 
@@ -93,7 +103,7 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100):
         S[:, t] = mean_h
         steps_per_t.append(steps)
 
-    y = S @ P["W_y"] + P["b_y"]                                  # eq. (4) of the mean field
+    y = S @ P["W_y"] + P["b_y"]                                  # eq. (9): eq. (4) of the mean field
     cache = {"x": x, "P": P, "cell": cell, "S": S, "N": N, "steps": steps_per_t}
     return y, N, R, cache
 
@@ -101,17 +111,22 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100):
 def act_backward(dy, dponder, cache):
     """Backpropagate through ACT by hand (paper section 2.2, eqs 14-20), N(t) held constant.
 
-    dy (B, T, O) = dL/dy; dponder (B, T) or scalar = dL/drho_t (for L + tau sum_t rho_t, pass tau).
+    dy (B, T, O) = dL/dy; dponder (B, T) or scalar = dL/drho_t (for L + tau sum_t rho_t, pass tau);
+    both real and finite (a ValueError names the one that is not).
     Returns grads: dict with one entry per parameter (same shape) and "x" (B, T, D).
     """
     x, P, cell, S, N = cache["x"], cache["P"], cache["cell"], cache["S"], cache["N"]
     B, T, D = x.shape
     H, G = P["W_s"].shape
     dtype = x.dtype
-    dy = np.asarray(dy, dtype=dtype)
-    if dy.shape != S.shape[:2] + (P["W_y"].shape[1],):
-        raise ValueError(f"dy must have shape {S.shape[:2] + (P['W_y'].shape[1],)}, got {dy.shape}")
-    dponder = np.broadcast_to(np.asarray(dponder, dtype=dtype), (B, T))
+    if np.shape(dy) != S.shape[:2] + (P["W_y"].shape[1],):
+        raise ValueError(f"dy must have shape {S.shape[:2] + (P['W_y'].shape[1],)}, got {np.shape(dy)}")
+    dy = _real_array("dy", dy, dtype)
+    dponder = _real_array("dponder", dponder, dtype)
+    try:
+        dponder = np.broadcast_to(dponder, (B, T))
+    except ValueError:
+        raise ValueError(f"dponder must be a scalar or broadcast to {(B, T)}, got shape {dponder.shape}") from None
     cell_backward = rnn_backward if cell == "rnn" else lstm_backward
     w_h = P["W_h"][:, 0]
 
@@ -129,7 +144,7 @@ def act_backward(dy, dponder, cache):
         s_n = np.stack(st["s"], axis=1)        # (B, n_steps, H)
         p = np.stack(st["p"], axis=1)          # (B, n_steps)
         h = np.stack(st["h"], axis=1)
-        # eqs (16)-(18): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
+        # eq. (17): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
         dp = (s_n @ ds_mean[:, :, None])[..., 0]
         if cell == "lstm":
             dp += (np.stack(st["c"], axis=1) @ dc_next[:, :, None])[..., 0]

@@ -1,9 +1,13 @@
 """Saving figures so that re-running the course gives byte-identical PNGs.
 
 Every figure the course shows lives in ``figures/`` at the repository root and goes through
-``save_figure``: fixed dpi, no software stamp, no timestamps.
+``save_figure``: fixed dpi, no software stamp, no timestamps. The plotting scripts write there
+whenever they run. A notebook shows its figures inline and writes them through
+``notebook_figure`` only when asked (``ACT_SAVE_FIGURES=1``, as ``make figures`` sets it), so
+running the course leaves the committed figures untouched.
 """
 
+import os
 from pathlib import Path
 
 FIGURE_DIR = Path(__file__).resolve().parent.parent / "figures"
@@ -20,3 +24,14 @@ def save_figure(fig, name, directory=None):
     # metadata Software=None drops matplotlib's version stamp, so the bytes depend on the picture only
     fig.savefig(path, dpi=DPI, metadata={"Software": None}, bbox_inches="tight")
     return path
+
+
+def notebook_figure(fig, name):
+    """Save a notebook's figure as ``figures/<name>.png`` when ACT_SAVE_FIGURES=1, else do nothing.
+
+    Returns the path written, or None. A live run's figure differs from machine to machine, so
+    only an explicit ``make figures`` replaces the committed one.
+    """
+    if os.environ.get("ACT_SAVE_FIGURES") != "1":
+        return None
+    return save_figure(fig, name)

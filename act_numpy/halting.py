@@ -63,6 +63,6 @@ def halting_backward(dp, dR, N):
     """
     B, n_steps = dp.shape
     steps = np.arange(1, n_steps + 1)[None, :]
-    # p^N = R = 1 - sum_{n<N} h^n, so every h^n with n < N moves p^N by -1 (eq. 17)
+    # p^N = R = 1 - sum_{n<N} h^n, so every h^n with n < N moves p^N by -1 (eq. 18)
     dpN = dp[np.arange(B), N - 1] + dR
     return np.where(steps < N[:, None], dp - dpN[:, None], 0.0)

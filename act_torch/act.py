@@ -41,6 +41,10 @@ def _prepare(x, params, cell, epsilon, max_ponder, check_finite=True):
     if not isinstance(params, Mapping):
         raise ValueError("params must be a dict of the seven ACT parameters")
     params = {k: v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for k, v in params.items()}
+    for k, v in params.items():
+        # .to() below would drop an imaginary part (with only a warning) or turn booleans into 0/1
+        if v.dtype == torch.bool or v.is_complex():
+            raise ValueError(f"params[{k!r}] must be a real numeric tensor, got dtype {v.dtype}")
     shapes = {k: tuple(v.shape) for k, v in params.items()}
     # the shape rules live in one place, shared with the NumPy reference
     B, T, D, H, O = check_inputs(tuple(x.shape), shapes, cell, epsilon, max_ponder)
@@ -89,7 +93,7 @@ def halting_distribution(h, N, steps=None):
     steps: optional tensor [1, 2, ..., n] (made here when not given).
     Returns p (B, n) with p^k = h^k for k < N, p^N = R and 0 after (eq. 6), and
     R (B,) = 1 - sum_{k<N} h^k (eq. 8). Only h^k with k < N enter p and R, so autograd gives
-    dR/dh^k = -1 for k < N and 0 for k >= N (eqs 14, 17, 20).
+    dR/dh^k = -1 for k < N and 0 for k >= N (eqs 14, 18, 20).
     """
     if steps is None:
         steps = torch.arange(1, h.shape[1] + 1, device=h.device)
@@ -225,7 +229,7 @@ def _ponder(x, P, cell, epsilon, max_ponder, record, fixed_steps=None):
         record["S"] = S
         if lstm:
             record["C"] = torch.stack(record.pop("c"), dim=1)
-    y = S @ P["W_y"] + P["b_y"]                                 # eq. (4) of the mean field
+    y = S @ P["W_y"] + P["b_y"]                                 # eq. (9): eq. (4) of the mean field
     complete = None
     if fixed_steps is not None:
         complete = ~torch.stack(unfinished).any() if unfinished else torch.ones((), dtype=torch.bool, device=x.device)

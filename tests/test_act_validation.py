@@ -1,5 +1,7 @@
 """Bad input gets a ValueError that names the problem."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -86,6 +88,69 @@ def test_bad_dy_shape(good):
     *_, cache = call(x, params)
     with pytest.raises(ValueError, match="dy"):
         act_backward(np.zeros((1, 1, 1)), 0.0, cache)
+
+
+@pytest.mark.parametrize("name", ["W_x", "W_h", "b_y"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_parameter(good, name, bad):
+    x, params = good
+    value = params[name].copy()
+    value.flat[0] = bad
+    with pytest.raises(ValueError, match=re.escape(f"params[{name!r}] contains NaN or inf")):
+        call(x, dict(params, **{name: value}))
+
+
+def test_complex_x(good):
+    x, params = good
+    with pytest.raises(ValueError, match="x must be a real numeric array"):
+        call(x + 0j, params)
+
+
+@pytest.mark.parametrize("name", ["W_x", "b_h"])
+def test_complex_or_boolean_parameter(good, name):
+    # a cast to float would drop the imaginary part (or turn True into 1.0) without a word
+    x, params = good
+    for value in (params[name] + 1j, params[name] > 0):
+        with pytest.raises(ValueError, match=re.escape(f"params[{name!r}] must be a real numeric array")):
+            call(x, dict(params, **{name: value}))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_dy(good, bad):
+    x, params = good
+    y, *_, cache = call(x, params)
+    dy = np.ones_like(y)
+    dy[0, 1, 0] = bad
+    with pytest.raises(ValueError, match="dy contains NaN or inf"):
+        act_backward(dy, 0.01, cache)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_dponder(good, bad):
+    x, params = good
+    y, *_, cache = call(x, params)
+    with pytest.raises(ValueError, match="dponder contains NaN or inf"):
+        act_backward(np.ones_like(y), bad, cache)
+    dponder = np.full(y.shape[:2], 0.01)
+    dponder[-1, -1] = bad
+    with pytest.raises(ValueError, match="dponder contains NaN or inf"):
+        act_backward(np.ones_like(y), dponder, cache)
+
+
+def test_complex_upstream_gradients(good):
+    x, params = good
+    y, *_, cache = call(x, params)
+    with pytest.raises(ValueError, match="dy must be a real numeric array"):
+        act_backward(np.ones_like(y) * (1 + 1j), 0.01, cache)
+    with pytest.raises(ValueError, match="dponder must be a real numeric array"):
+        act_backward(np.ones_like(y), 0.01 + 0.5j, cache)
+
+
+def test_bad_dponder_shape(good):
+    x, params = good
+    y, *_, cache = call(x, params)
+    with pytest.raises(ValueError, match="dponder"):
+        act_backward(np.ones_like(y), np.zeros(y.shape[:2] + (2,)), cache)
 
 
 def test_init_and_model_errors():

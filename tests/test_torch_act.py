@@ -275,6 +275,10 @@ def test_bad_input_of_the_wrong_kind():
         act_forward(torch.tensor(case["x"]), list(params.values()))
     with pytest.raises(ValueError, match="real"):
         act_forward(torch.tensor(case["x"]) > 0, params)
+    for bad in (params["W_h"].to(torch.complex128), params["W_h"] > 0):
+        # a complex or boolean parameter is refused, not cast (which would drop the imaginary part)
+        with pytest.raises(ValueError, match=r"params\['W_h'\] must be a real"):
+            act_forward(torch.tensor(case["x"]), dict(params, W_h=bad))
 
 
 # ---------------------------------------------------------------------------------------

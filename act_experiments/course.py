@@ -1,0 +1,83 @@
+"""What the notebooks share: the settings that may be changed from outside, and checked claims.
+
+A notebook's live runs are short, and their exact numbers depend on the machine: the BLAS and
+vector kernels that NumPy and PyTorch pick differ with the CPU and the thread count, and so do
+the rounding errors that a training run amplifies. A check in a notebook therefore states a
+claim that holds with room to spare for every seed and kernel variant measured
+(docs/notebook_checks.md, made by scripts/notebook_variants.py), never one run's exact number.
+
+Environment variables, read by the functions below:
+
+    ACT_FULL=1          larger live runs (a few minutes each instead of about a minute)
+    ACT_SEED=n          seed of the live training runs (default 0)
+    OMP_NUM_THREADS=n   threads of PyTorch's CPU kernels (default 1: the networks are small)
+    ACT_CHECK_LOG=path  append every check's numbers to this JSON-lines file
+    ACT_CHECK_MODE=record
+                        with ACT_CHECK_LOG: record a failed check and go on instead of stopping,
+                        so that one run measures every check (scripts/notebook_variants.py)
+"""
+
+import json
+import operator
+import os
+
+OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def full():
+    """True when ACT_FULL=1 asks for the larger live runs."""
+    return os.environ.get("ACT_FULL") == "1"
+
+
+def live_seed(default=0):
+    """The seed of a notebook's live training runs: ACT_SEED, or ``default``."""
+    value = os.environ.get("ACT_SEED", "")
+    if not value:
+        return default
+    if not value.isdigit():
+        raise ValueError(f"ACT_SEED must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def torch_threads():
+    """Set and return PyTorch's CPU thread count: OMP_NUM_THREADS, or 1.
+
+    These networks are small: one thread is as fast as two, and two thread pools fighting over
+    two busy cores are far slower.
+    """
+    import torch
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    threads = int(value) if value.isdigit() and int(value) > 0 else 1
+    torch.set_num_threads(threads)
+    return threads
+
+
+def margin(value, op, bound):
+    """How far ``value`` is from failing ``value op bound``, in the value's units (> 0: it holds)."""
+    return bound - value if op in ("<", "<=") else value - bound
+
+
+def check(claim, value, op, bound):
+    """Assert ``value op bound`` and print the claim with its numbers; returns ``value``.
+
+    claim: the statement in words, e.g. "ACT's held-out error after training".
+    value: the measured number. op: one of < <= > >=. bound: the threshold, chosen with a
+    margin measured over seeds and kernel variants (docs/notebook_checks.md).
+    """
+    if op not in OPS:
+        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
+    value, bound = float(value), float(bound)
+    holds = bool(OPS[op](value, bound))
+    log = os.environ.get("ACT_CHECK_LOG")
+    if log:
+        record = {"claim": claim, "value": value, "op": op, "bound": bound,
+                  "margin": margin(value, op, bound), "holds": holds}
+        with open(log, "a") as f:
+            f.write(json.dumps(record) + "\n")
+    if holds:
+        print(f"check: {claim}: {value:.4g} {op} {bound:.4g}")
+    elif log and os.environ.get("ACT_CHECK_MODE") == "record":
+        print(f"check FAILED (recorded, going on): {claim}: {value:.4g} is not {op} {bound:.4g}")
+    else:
+        raise AssertionError(f"{claim}: {value:.4g} is not {op} {bound:.4g}")
+    return value

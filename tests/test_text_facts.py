@@ -1,0 +1,324 @@
+"""What the course's text claims, checked against the paper, the code and the committed results.
+
+Each test guards a claim that was once stated wrongly: equation numbers (every ``\\tag{n}`` must
+show the paper's equation n, and a comment that names a formula must cite its number), who pays
+the ponder cost, what ρ − 2 means, which sweep a notebook quotes and with which numbers, and what
+the paper says about single networks on parity. Docs and requirements say what a user needs,
+not where they were written.
+"""
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from act_numpy import tasks
+from act_numpy.halting import halting_weights
+from act_numpy.model import ACTModel, sequence_steps
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+SOURCES = sorted([*ROOT.glob("act_numpy/*.py"), *ROOT.glob("act_torch/*.py"), *ROOT.glob("scripts/*.py")])
+
+
+def cells(kind=None):
+    """(notebook name, cell index, cell type, source) for every cell, or only cells of `kind`."""
+    for path in NOTEBOOKS:
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            if kind is None or cell["cell_type"] == kind:
+                yield path.name, i, cell["cell_type"], "".join(cell["source"])
+
+
+def markdown(prefix):
+    """All markdown of the notebook whose name starts with `prefix`, joined."""
+    return "\n\n".join(src for name, _, _, src in cells("markdown") if name.startswith(prefix))
+
+
+def sentences(text):
+    """Split prose into sentences, not at "eq." / "e.g." / "i.e." / "vs."."""
+    return re.split(r"(?<=[.!?])(?<!eq\.)(?<!eqs\.)(?<!e\.g\.)(?<!i\.e\.)(?<!vs\.)\s+|\n", text)
+
+
+def prose():
+    """(where, sentence) over the notebooks' markdown cells and the docs."""
+    for name, i, _, src in cells("markdown"):
+        for s in sentences(src):
+            yield f"{name} cell {i}", s
+    for path in DOCS:
+        text = re.sub(r"(?<!\n)\n(?!\n)", " ", path.read_text(encoding="utf-8"))   # unwrap lines
+        for s in sentences(text):
+            yield path.name, s
+
+
+def runs(sweep):
+    with open(ROOT / "results" / sweep / "runs.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# ---------------------------------------------------------------------------------------------
+# Equation numbers
+
+def normalise(tex):
+    """LaTeX with spacing and delimiter sizes removed, so that formulas compare by content."""
+    tex = re.sub(r"\\\\(\[[^\]]*\])?", "", tex)                          # line breaks in cases
+    tex = re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?(?![a-zA-Z])|\\left|\\right", "", tex)
+    tex = re.sub(r"\\(?:textstyle|displaystyle|qquad|quad)(?![a-zA-Z])|\\[,;:! ]", "", tex)
+    tex = re.sub(r"\\text\{[^}]*\}", "", tex)
+    tex = tex.replace(r"\dfrac", r"\frac").replace(r"\geq", r"\ge")
+    return re.sub(r"\s+", "", tex)
+
+
+D_L = r"\\frac\{\\partial\\mathcal\{L\}\}"          # \frac{\partial L}
+D_LHAT = r"\\frac\{\\partial\\hat\{\\mathcal\{L\}\}\}"
+# The paper's equations (Graves 2016, v6), by number: every pattern must occur in a display
+# tagged with that number (after normalise()).
+PAPER_EQUATIONS = {
+    1: [r"s_t=\\mathcal\{S\}\(s_\{t-1\},W_xx_t\)"],
+    2: [r"y_t=W_ys_t\+b_y"],
+    3: [r"\\mathcal\{S\}\(s_\{t-1\},x\^1_t\)", r"\\mathcal\{S\}\(s\^\{n-1\}_t,x\^n_t\)", r"x\^n_t=x_t\+\\delta_\{n,1\}"],
+    4: [r"y\^n_t=W_ys\^n_t\+b_y"],
+    5: [r"h\^n_t=\\sigma\(W_hs\^n_t\+b_h\)"],
+    6: [r"p\^n_t=\\begin\{cases\}h\^n_t&n<N\(t\)R\(t\)&n=N\(t\)"],
+    7: [r"N\(t\)=\\min\\\{n':", r"h\^n_t\\ge1-\\epsilon"],
+    8: [r"R\(t\)=1-\\sum_\{n(=1\}\^\{N\(t\)-1|<N\(t\))\}h\^n_t"],
+    9: [r"s_t=\\sum\S*p\^n_ts\^n_t", r"y_t=\\sum\S*p\^n_ty\^n_t"],
+    10: [r"\\rho_t=N\(t\)\+R\(t\)"],
+    11: [r"\\mathcal\{P\}(\(x\))?=\\sum_\{t=1\}\^\{T\}\\rho_t"],
+    12: [r"\\hat\{\\mathcal\{L\}\}(\(x,y\))?=\\mathcal\{L\}(\(x,y\))?\+\\tau\\mathcal\{P\}"],
+    13: [r"N\(t\)=\\min\\\{M,", r"h\^n_t\\ge1-\\epsilon"],
+    14: [r"\\frac\{\\partial\\mathcal\{P\}\}\{\\partialh\^n_t\}=\\begin\{cases\}-1&n<N\(t\)0&n=N\(t\)"],
+    # with N(t) held fixed the paper writes dL/dh minus (tau before N, 0 at N): not 0 at N
+    15: [D_LHAT + r"\{\\partialh\^n_t\}=\\begin\{cases\}" + D_L + r"\{\\partialh\^n_t\}-\\tau&n<N\(t\)"
+         + D_L + r"\{\\partialh\^(n|\{N\(t\)\})_t\}&n=N\(t\)"],
+    16: [D_L + r"\{\\partialh\^n_t\}=\\sum_\{n'=1\}\^\{N\(t\)\}" + D_L + r"\{\\partialp\^\{n'\}_t\}"
+         r"\\frac\{\\partialp\^\{n'\}_t\}\{\\partialh\^n_t\}"],
+    17: [D_L + r"\{\\partialp\^n_t\}=" + D_L + r"\{\\partialy_t\}y\^n_t\+" + D_L + r"\{\\partials_t\}s\^n_t"],
+    18: [r"\\frac\{\\partialp\^\{n'\}_t\}\{\\partialh\^n_t\}=\\begin\{cases\}\\delta_\{n,n'\}&n<N\(t\),n'<N\(t\)"
+         r"-1&n<N\(t\),n'=N\(t\)0&n=N\(t\)"],
+    19: [D_LHAT + r"\{\\partialh\^n_t\}=" + D_L + r"\{\\partialy_t\}\(y\^n_t-y\^\{N\(t\)\}_t\)\+" + D_L
+         + r"\{\\partials_t\}\(s\^n_t-s\^\{N\(t\)\}_t\)-\\tau"],
+    20: [D_LHAT + r"\{\\partialh\^\{N\(t\)\}_t\}=0"],
+    21: [r"b_\{i\+1\}=T_i\(b_i,b_\{i-1\}\)"],
+}
+
+
+def tagged_displays():
+    """(where, n, normalised display) for every $$ ... \\tag{n} ... $$ in the notebooks."""
+    found = []
+    for name, i, _, src in cells("markdown"):
+        displays = re.findall(r"\$\$(.+?)\$\$", src, flags=re.S)
+        in_displays = sum(len(re.findall(r"\\tag\{", d)) for d in displays)
+        assert in_displays == len(re.findall(r"\\tag\{", src)), f"{name} cell {i}: a \\tag outside $$ ... $$"
+        for d in displays:
+            for tag in re.findall(r"\\tag\{([^}]*)\}", d):
+                found.append((f"{name} cell {i}", tag, normalise(re.sub(r"\\tag\{[^}]*\}", "", d))))
+    return found
+
+
+def test_every_tag_shows_the_papers_equation_of_that_number():
+    displays = tagged_displays()
+    assert len(displays) >= 21
+    for where, tag, tex in displays:
+        assert tag.isdigit() and int(tag) in PAPER_EQUATIONS, f"{where}: \\tag{{{tag}}} is not an equation of the paper"
+        for pattern in PAPER_EQUATIONS[int(tag)]:
+            assert re.search(pattern, tex), f"{where}: \\tag{{{tag}}} on a formula that is not the paper's ({tag}): {tex}"
+
+
+def test_every_paper_equation_is_shown_with_its_number():
+    shown = {int(tag) for _, tag, _ in tagged_displays()}
+    assert shown == set(PAPER_EQUATIONS), f"missing: {sorted(set(PAPER_EQUATIONS) - shown)}"
+
+
+def test_the_tag_check_rejects_a_wrong_number():
+    # the check itself: the mistake it was written for (a surrogate scalar tagged as eq. 10)
+    # and the old eq. (15) with 0 at n = N must both fail
+    bad_10 = normalise(r"L = \sum \frac{\partial L}{\partial \rho_t}\,\bigl(N(t) + R(t)\bigr)")
+    assert not all(re.search(p, bad_10) for p in PAPER_EQUATIONS[10])
+    bad_15 = normalise(r"\frac{\partial \hat{\mathcal{L}}}{\partial h^n_t} = \begin{cases} \dfrac{\partial "
+                       r"\mathcal{L}}{\partial h^n_t} - \tau & n < N(t) \\[6pt] 0 & n = N(t) \end{cases}")
+    assert not all(re.search(p, bad_15) for p in PAPER_EQUATIONS[15])
+
+
+def cited_equations(line):
+    """The equation numbers a line cites as "eq. (n)", "eqs (a)-(b), (c)", "equation n", ..."""
+    cited = set()
+    for m in re.finditer(r"\b(?:eqs?\.?|equations?)\s*\(?\d+\)?(?:\s*(?:[-–,]|and)\s*\(?\d+\)?)*", line, flags=re.I):
+        tokens = re.findall(r"\d+|[-–]", m.group(0))
+        numbers = []
+        for k, tok in enumerate(tokens):
+            if tok.isdigit():
+                if k >= 2 and tokens[k - 1] in "-–" and numbers:
+                    numbers.extend(range(numbers[-1] + 1, int(tok) + 1))
+                else:
+                    numbers.append(int(tok))
+        cited.update(numbers)
+    return cited
+
+
+# A formula named in a line that cites equation numbers must cite (at least) its own number.
+FORMULA_NUMBERS = [
+    (r"moves p\^N by -1|dp\^N/dh|dp\^\{?n'\}?/dh", {18}),
+    (r"dL/dp\^n\s*=", {16, 17}),
+    (r"rho_t\s*=\s*N(\(t\))?\s*\+\s*R|rho\s*=\s*\(?N\s*\+\s*R|ρ_t\s*=\s*N(\(t\))?\s*\+\s*R", {10, 11, 12}),
+    (r"h\^n\s*=\s*sigma|h\^n_t\s*=\s*\\sigma|sigmoid of eq", {5}),
+    (r"sum_n p\^n s\^n|s_t = sum_n p\^n", {9}),
+    (r"b_\{i\+1\}\s*=\s*T_i", {21}),
+    (r"N\(t\)\s*=\s*min", {7, 13}),
+    (r"L\^ = L \+ tau P|L̂ = L \+ τ P|\bL \+ tau \*? ?P\b", {11, 12}),
+    (r"delta_\{n,1\}|δ_\{n,1\}", {3}),
+]
+
+
+def lines_to_check():
+    for path in SOURCES:
+        for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            yield f"{path.relative_to(ROOT)}:{k}", line
+    for name, i, _, src in cells():
+        for line in src.splitlines():
+            yield f"{name} cell {i}", line
+    for path in DOCS:
+        for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            yield f"{path.name}:{k}", line
+
+
+def test_formulas_cite_their_own_equation_numbers():
+    checked = 0
+    for where, line in lines_to_check():
+        cited = cited_equations(line)
+        if not cited:
+            continue
+        for pattern, numbers in FORMULA_NUMBERS:
+            if re.search(pattern, line):
+                checked += 1
+                assert cited & numbers, f"{where}: cites eq. {sorted(cited)} for a formula of eq. {sorted(numbers)}: {line.strip()}"
+    assert checked >= 15, f"only {checked} lines checked: the patterns no longer match the text"
+
+
+def test_cited_equations_parser():
+    assert cited_equations("eqs (6)-(8), (13) and eq. 20") == {6, 7, 8, 13, 20}
+    assert cited_equations("equations (14)–(20)") == set(range(14, 21))
+    assert cited_equations("no citation (10) here") == set()
+
+
+# ---------------------------------------------------------------------------------------------
+# The ponder cost of the first input step (addition: the step with no target)
+
+def test_first_input_step_pays_the_ponder_cost():
+    x, y, mask = tasks.make_batch("addition", np.random.default_rng(0), 32, max_numbers=3, max_digits=2)
+    has_later_target = mask[:, 1:].sum(axis=1) > 0
+    assert (mask[:, 0] == 0).all() and has_later_target.any()
+    assert (sequence_steps(mask)[has_later_target, 0] == 1).all()
+    D, O = x.shape[2], tasks.output_size("addition", max_digits=2)
+    model = ACTModel("lstm", D, 8, O, loss="softmax", heads=tasks.num_heads("addition", max_digits=2), tau=1e-2,
+                     max_ponder=5, rng=np.random.default_rng(1))
+    _, _, stats = model.loss(x, y, mask)
+    assert (stats["rho"][has_later_target, 0] >= 2.0).all()
+
+
+def test_no_text_says_the_first_step_is_free_of_ponder_cost():
+    for where, s in prose():
+        if re.search(r"\bfirst\b", s) and "ponder" in s:
+            assert not re.search(r"\b(no|without|free of|pays no)\s+(\w+\s+)?ponder cost|ponder cost[^.]*\bnot "
+                                 r"(paid|charged|counted)", s), f"{where}: {s}"
+    assert re.search(r"first[^.]*pays the ponder cost", markdown("07_"))
+
+
+# ---------------------------------------------------------------------------------------------
+# rho - 2 is the remainder only for N = 2
+
+def test_rho_lies_between_n_plus_epsilon_and_n_plus_one():
+    h = np.random.default_rng(0).uniform(0.0, 1.0, (2000, 30))
+    for epsilon in (0.01, 0.1):
+        N, _, R = halting_weights(h, epsilon=epsilon, max_ponder=30)
+        rho = N + R
+        assert ((rho > N + epsilon) & (rho <= N + 1)).all()
+        assert not np.allclose((rho - 2)[N != 2], R[N != 2])      # rho - 2 = R only when N = 2
+
+
+def test_no_text_reads_rho_minus_two_as_the_remainder_in_general():
+    for where, s in prose():
+        if re.search(r"excess over 2|ρ_?t? ?[−-] ?2|\\rho_t - 2", s) and "remainder" in s:
+            assert re.search(r"two updates|N = 2|N=2", s, flags=re.I), f"{where}: {s}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Notebook 06 quotes the committed logic sweep: its length and the baseline's numbers
+
+def curves(sweep):
+    with open(ROOT / "results" / sweep / "curves.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_committed_sweep_quotes_match_its_files():
+    checked = 0
+    for name, i, _, src in cells("markdown"):
+        for s in sentences(src):
+            named = re.findall(r"results/(\w+)", s)
+            if "committed sweep" not in s or not named:
+                continue
+            sweep = named[0]
+            meta = json.loads((ROOT / "results" / sweep / "sweep.json").read_text())
+            for iterations in re.findall(r"(\d+) iterations", s):
+                assert int(iterations) == meta["shared_options"]["iterations"], f"{name} cell {i}: {s}"
+                checked += 1
+            # "its sequence error is a and b at iteration k": the no-ACT seeds in curves.csv
+            for a, b, k in re.findall(r"(\d\.\d+) and (\d\.\d+) at iteration (\d+)", s):
+                got = sorted(float(r["sequence_error"]) for r in curves(sweep)
+                             if r["run"].startswith("noact") and int(r["iteration"]) == int(k))
+                assert sorted([float(a), float(b)]) == got, f"{name} cell {i}: iteration {k} reads {got}"
+                checked += 1
+    assert checked >= 3
+
+
+def test_notebook_06_quotes_the_sweep_it_shows():
+    # section 7 draws the first of these that is committed; "the committed sweep" must be that one
+    shown = next(s for s in ("logic", "logic_long", "logic_small") if (ROOT / "results" / s / "runs.csv").exists())
+    quoted = [s for s in sentences(markdown("06_")) if "committed sweep" in s and "results/" in s]
+    assert quoted
+    for s in quoted:
+        assert f"results/{shown}" in s, s
+
+
+# ---------------------------------------------------------------------------------------------
+# Parity and the seed: what the paper says, and what the committed sweeps show
+
+def test_no_text_says_the_paper_found_all_or_nothing_parity():
+    # the paper reports the mean error per tau; it does not say single networks either solved
+    # parity or stayed at chance
+    for where, s in prose():
+        if re.search(r"paper", s, flags=re.I):
+            assert not re.search(r"either solved|solved (the task|it|parity) or (did not|not|stayed)|or stayed near chance",
+                                 s), f"{where}: {s}"
+
+
+def test_quoted_parity_seed_errors_match_runs_csv():
+    checked = 0
+    for name, i, _, src in cells("markdown"):
+        for s in sentences(src):
+            named = re.findall(r"results/(parity\w*)", s)
+            if not named:
+                continue
+            table = runs(named[0])
+            for tau, *errors in re.findall(r"τ = ([\d.e-]+)(?: ended)? at (\d\.\d+), (\d\.\d+) and (\d\.\d+)", s):
+                got = sorted(float(r["sequence_error"]) for r in table if r["act"] == "1" and float(r["tau"]) == float(tau))
+                assert sorted(map(float, errors)) == got, f"{name} cell {i}: τ = {tau} reads {got}"
+                checked += 1
+    assert checked >= 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Docs and requirements describe machines by size, not by where they were written
+
+WHERE_WRITTEN = re.compile(r"workplace|\blent\b|\bsessions?\b|load average|shared (2-core |two-core )?(machine|vm|cpu)|"
+                           r"sandbox|this machine|course's machine|other people|uncontended", re.I)
+
+
+@pytest.mark.parametrize("path", [*DOCS, ROOT / "requirements.txt"], ids=lambda p: p.name)
+def test_docs_do_not_speak_of_where_they_were_written(path):
+    bad = [f"{k}: {line.strip()}" for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+           if WHERE_WRITTEN.search(line)]
+    assert not bad, "\n".join(bad)
