@@ -99,20 +99,32 @@ def measure_one(notebook, variant, seed):
 
 
 def measure(notebooks, pairs, out, jobs):
-    """Every notebook in every (variant, seed) pair, ``jobs`` at a time; writes out/checks.csv."""
+    """Every notebook in every (variant, seed) pair; writes out/checks.csv.
+
+    One-thread runs go ``jobs`` at a time; runs of a variant with more threads go alone, since
+    two thread pools spinning on the same cores slow each other down many times over.
+    """
     tasks = [(nb, v, s) for nb in notebooks for v, s in pairs]
+    alone = [t for t in tasks if int(VARIANTS[t[1]].get("OMP_NUM_THREADS", "1")) > 1]
+    shared = [t for t in tasks if t not in alone]
     rows, problems = [], []
-    with ThreadPoolExecutor(jobs) as pool:
-        for (nb, v, s), (found, code, wall, tail) in zip(tasks, pool.map(lambda t: measure_one(*t), tasks)):
-            print(f"{nb.stem:22s} {v:10s} seed {s}: {len(found)} checks, "
-                  f"{sum(1 - r['holds'] for r in found)} failed, pytest exit {code} ({wall:.0f} s) {tail}",
-                  flush=True)
-            for r in found:
-                if not r["holds"]:
-                    print(f"    failed: {r['claim']}: {r['value']:.4g} is not {r['op']} {r['bound']:.4g}", flush=True)
-            rows += found
-            if code != 0 and all(r["holds"] for r in found):
-                problems.append(f"{nb.stem} {v} seed {s}: {tail}")
+
+    def results():
+        with ThreadPoolExecutor(jobs) as pool:
+            yield from zip(shared, pool.map(lambda t: measure_one(*t), shared))
+        for t in alone:
+            yield t, measure_one(*t)
+
+    for (nb, v, s), (found, code, wall, tail) in results():
+        print(f"{nb.stem:22s} {v:10s} seed {s}: {len(found)} checks, "
+              f"{sum(1 - r['holds'] for r in found)} failed, pytest exit {code} ({wall:.0f} s) {tail}",
+              flush=True)
+        for r in found:
+            if not r["holds"]:
+                print(f"    failed: {r['claim']}: {r['value']:.4g} is not {r['op']} {r['bound']:.4g}", flush=True)
+        rows += found
+        if code != 0 and all(r["holds"] for r in found):
+            problems.append(f"{nb.stem} {v} seed {s}: {tail}")
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / "checks.csv.tmp"
     with open(tmp, "w", newline="") as f:
