@@ -28,6 +28,7 @@ nats, divided by ln 2, averaged over the predicted bytes (8 bits is a uniform gu
 """
 
 import functools
+import hashlib
 import os
 import string
 
@@ -93,6 +94,11 @@ def corpus(data=None):
     """The whole text as a read-only uint8 array (cached: a large file is read once)."""
     data = check_data(data)
     return _load(data, None if data is None else os.path.getmtime(data))
+
+
+def corpus_sha256(data=None):
+    """sha256 (hex) of the text's bytes: it names the content, whatever the file is called."""
+    return hashlib.sha256(corpus(data)).hexdigest()
 
 
 def split(data=None):

@@ -27,9 +27,20 @@ What a run writes into its output folder (``--out``):
                      "max_ponder"}  averaged over the last --log-every iterations, and
                     {"kind": "eval", ...the same fields on the held-out set..., "time_s",
                      "train_time_s"}  every --eval-every iterations (and at 0 and at the end)
-    checkpoint.npz  parameters, optimiser state, iteration, data-generator state: --resume
-                    continues exactly as if the run had never stopped
+    checkpoint.npz  parameters, optimiser state, iteration, data-generator state, the open log
+                    window and how far the log had got: --resume continues exactly as if the
+                    run had never stopped. Written at the start, at every evaluation, every
+                    --checkpoint-every seconds (default 60; the numbers do not depend on it)
+                    and on SIGINT or SIGTERM
     summary.json    config, final evaluation (with error and ponder per difficulty), timings
+
+Nothing is lost when a run stops. Files are replaced in one step (``atomic_write``): a crash
+leaves the old file or the new one, never half of one. SIGINT (Ctrl-C) or SIGTERM lets the
+current iteration finish, writes a checkpoint, prints how to resume and exits with 130 or 143
+(a second signal stops at once). After SIGKILL or a power cut, --resume continues from the last
+checkpoint and drops the log records written after it. --resume refuses, in one line, a
+damaged checkpoint or log, options that describe another run, and for text a changed --data
+file (the checkpoint keeps the text's sha256).
 
 Sequence error is the paper's metric: the fraction of sequences with at least one wrong
 prediction. The characters task (text.py) adds "bits_per_char" to every record: the
@@ -44,17 +55,21 @@ same numbers run after run:
 """
 
 import argparse
+import contextlib
 import json
 import math
 import numbers
 import os
+import shlex
+import signal
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-from . import tasks
+from . import tasks, text
 from .model import sequence_steps
 from .params import init_params
 
@@ -88,6 +103,7 @@ COMMON_DEFAULTS = {
     "eval_every": 1000,
     "eval_size": 1000,
     "log_every": 10,
+    "checkpoint_every": 60.0,  # seconds between checkpoints, besides those at evaluations
     "dtype": None,            # None: the backend's default (NumPy float64, PyTorch float32)
     "out": None,              # None: runs/<backend>-<task>-seed<seed>[-noact]
 }
@@ -96,7 +112,7 @@ COMMON_DEFAULTS = {
 TASK_OF_OPTION = {opt: task for task, opts in tasks.DEFAULTS.items() for opt in opts}
 
 # Options that may change when a run is resumed; everything else must match the saved run.
-RESUMABLE = ("iterations", "eval_every", "log_every", "out")
+RESUMABLE = ("iterations", "eval_every", "log_every", "checkpoint_every", "out")
 
 DTYPES = ("float32", "float64")
 PARAM_STREAM, DATA_STREAM, EVAL_STREAM = 0, 1, 2
@@ -163,7 +179,11 @@ def make_config(options, backend=None):
     config["eval_seed"] = _check_int("eval_seed", config["eval_seed"], 0)
     config["tau"] = _check_float("tau", config["tau"], low=0.0)
     config["epsilon"] = _check_float("epsilon", config["epsilon"], 0.0, 1.0, low_open=True, high_open=True)
-    config["lr"] = _check_float("lr", config["lr"], low=0.0, low_open=True)
+    # Adam moves every weight by about lr per step whatever the gradient's scale, so lr > 1 moves
+    # weights initialised near 0.1 by more than their size at every step; far beyond it the first
+    # step overflows (lr / (1 - beta1) is inf from lr ~ 1.8e307) and every weight becomes inf
+    config["lr"] = _check_float("lr", config["lr"], 0.0, 1.0, low_open=True)
+    config["checkpoint_every"] = _check_float("checkpoint_every", config["checkpoint_every"], low=0.0)
     config["halting_bias"] = _check_float("halting_bias", config["halting_bias"])
     if not isinstance(config["no_act"], bool):
         raise ValueError(f"no_act must be True or False, got {config['no_act']!r}")
@@ -181,6 +201,9 @@ def make_config(options, backend=None):
         config["out"] = os.path.join(
             "runs", f"{name}-{task}-seed{config['seed']}" + ("-noact" if config["no_act"] else ""))
     config["out"] = str(config["out"])
+    if not config["out"]:
+        # "" would mean the current folder: the run's files would land among the user's own
+        raise ValueError("out must name a folder, got ''")
     if hasattr(backend, "check_config"):
         backend.check_config(config)   # the backend's own options, e.g. PyTorch's device
     return config
@@ -198,6 +221,13 @@ def init_parameters(config):
     D, O, _, _ = model_sizes(config)
     rng = np.random.default_rng([config["seed"], PARAM_STREAM])
     return init_params(config["cell"], D, config["hidden"], O, rng, halting_bias=config["halting_bias"])
+
+
+def data_sha256(config):
+    """sha256 of the text a text task reads (its content, not its file name); None for other tasks."""
+    if config["task"] not in tasks.TEXT_TASKS:
+        return None
+    return text.corpus_sha256(config["task_options"]["data"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,37 +305,153 @@ def by_difficulty(task, x, y, mask, wrong, rho):
 # ---------------------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def atomic_write(path, mode="w"):
+    """Write ``path`` all at once: yields a temporary file beside it that replaces it on success.
+
+    mode: "w" (UTF-8 text, newlines written as given) or "wb". A crash, a kill or an exception
+    inside the block leaves ``path`` as it was: readers see the old file or the new one, never
+    half of one. Every file a run or a sweep writes whole goes through here.
+    """
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    text_mode = {} if "b" in mode else {"encoding": "utf-8", "newline": ""}
+    try:
+        with open(tmp, mode, **text_mode) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())    # the bytes reach the disk before the name points at them
+        os.replace(tmp, path)       # one step: the old file until here, the new one after
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def save_checkpoint(path, state, meta):
     """Write arrays and a JSON header to ``path`` (an .npz) atomically: a crash never leaves half a file."""
-    path = Path(path)
-    tmp = path.with_name(path.stem + ".tmp.npz")
     arrays = {f"state/{k}": np.asarray(v) for k, v in state.items()}
-    np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
-    os.replace(tmp, path)
+    with atomic_write(path, "wb") as f:
+        np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
 
 
 def load_checkpoint(path):
-    """(state, meta) as saved by save_checkpoint."""
-    with np.load(path, allow_pickle=False) as f:
-        meta = json.loads(str(f["meta"]))
-        state = {k[len("state/"):]: f[k] for k in f.files if k.startswith("state/")}
+    """(state, meta) as saved by save_checkpoint. Raises ValueError naming the file if it is damaged."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            meta = json.loads(str(f["meta"]))
+            state = {k[len("state/"):]: f[k] for k in f.files if k.startswith("state/")}
+    except FileNotFoundError:
+        raise
+    except Exception as err:    # a cut or garbled file fails in many ways (zip, npy, JSON): all mean "damaged"
+        raise ValueError(f"{path} is damaged or not a checkpoint ({type(err).__name__}: {err})") from None
+    if not isinstance(meta, dict) or not {"iteration", "config", "backend", "data_rng", "window"} <= set(meta):
+        raise ValueError(f"{path} is damaged or not a checkpoint (its header lacks the run's state)")
     return state, meta
 
 
+def _parse_log(lines, path):
+    """The records of log lines (bytes or str) as dicts; ValueError naming the file and line if damaged."""
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if not isinstance(record, dict) or not isinstance(record.get("iteration"), int):
+            raise ValueError(f"{path} is damaged: line {number} is not a log record")
+        records.append(record)
+    return records
+
+
 def read_log(path):
-    """The records of a log.jsonl as a list of dicts."""
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """The records of a log.jsonl as a list of dicts (ValueError naming the file if it is damaged)."""
+    with open(path, "rb") as f:
+        return _parse_log(f, path)
 
 
-def _truncate_log(path, iteration):
-    """Keep only the records up to ``iteration``: a run may have logged past its last checkpoint."""
-    if not path.exists():
+def _log_at_checkpoint(path, meta):
+    """The bytes of log.jsonl as they were when the checkpoint ``meta`` was written.
+
+    A run logs past its last checkpoint, so the log is usually longer; the records after it are
+    written again when the run continues. Raises ValueError naming the log if it is damaged.
+    """
+    raw = path.read_bytes() if path.exists() else b""
+    if "log_bytes" not in meta:
+        # a checkpoint from before the log's length was saved: keep the records up to its
+        # iteration (none at 0, where the loop logs its first evaluation again)
+        it = meta["iteration"]
+        records = [r for r in _parse_log(raw.splitlines(), path) if 0 < it and r["iteration"] <= it]
+        return "".join(json.dumps(r) + "\n" for r in records).encode()
+    size = meta["log_bytes"]
+    if len(raw) < size:
+        raise ValueError(f"{path} is damaged: it holds {len(raw)} bytes, the checkpoint saw {size}")
+    kept = raw[:size]
+    records = _parse_log(kept.splitlines(), path)
+    if (kept and not kept.endswith(b"\n")) or any(r["iteration"] > meta["iteration"] for r in records):
+        raise ValueError(f"{path} is damaged: it does not match the checkpoint at iteration {meta['iteration']}")
+    return kept
+
+
+def _truncate_log(path, meta):
+    """Cut log.jsonl back to the checkpoint ``meta`` (see _log_at_checkpoint), atomically."""
+    kept = _log_at_checkpoint(path, meta)
+    if path.exists() and path.read_bytes() == kept:
         return
-    keep = [r for r in read_log(path) if r["iteration"] <= iteration]
-    with open(path, "w") as f:
-        for r in keep:
-            f.write(json.dumps(r) + "\n")
+    with atomic_write(path, "wb") as f:   # a kill while resuming must not cut the log short
+        f.write(kept)
+
+
+# ---------------------------------------------------------------------------------------------
+# Stopping: signals and divergence
+# ---------------------------------------------------------------------------------------------
+
+
+class Stopped(KeyboardInterrupt):
+    """train() stopped on SIGINT or SIGTERM after writing a checkpoint; --resume continues the run.
+
+    signum: the signal; iteration: the checkpoint's; exit_code: 128 + signum (130 for SIGINT,
+    143 for SIGTERM, the shell's convention). A KeyboardInterrupt, so that code catching
+    Exception lets it through as it would let Ctrl-C through.
+    """
+
+    def __init__(self, signum, iteration):
+        self.signum, self.iteration, self.exit_code = signum, iteration, 128 + signum
+        super().__init__(f"stopped by {signal.Signals(signum).name} after iteration {iteration}")
+
+
+class Diverged(RuntimeError):
+    """The loss or the parameters became NaN or inf: training cannot go on (the last checkpoint stands)."""
+
+
+class _StopRequests:
+    """While active, SIGINT and SIGTERM only ask the loop to stop (``signum`` is set).
+
+    A second signal stops at once with KeyboardInterrupt (the last checkpoint stands). A signal
+    the process was told to ignore stays ignored (a sweep's workers ignore Ctrl-C and stop when
+    their parent sends SIGTERM). Handlers can only be set in the main thread; elsewhere signals
+    keep their usual effect.
+    """
+
+    def __init__(self):
+        self.signum, self.previous = None, {}
+
+    def _handle(self, signum, frame):
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(sig) not in (signal.SIG_IGN, None):
+                    self.previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,21 +462,33 @@ def _truncate_log(path, iteration):
 def prepare(options, backend, resume=False):
     """Check the options and find the starting point: returns (config, checkpoint or None).
 
-    Without resume, the output folder must not already hold a run. With resume, the saved
-    run's config is used; only the options in RESUMABLE may differ (e.g. more --iterations).
+    Without resume, the output folder must not already hold a run; it is created. With resume,
+    the saved run's config is used; only the options in RESUMABLE may differ (e.g. more
+    --iterations), and the checkpoint, the log and (for text) the data must be as the run left
+    them. Every refusal is a ValueError with a one-line message.
     """
     if not resume:
         config = make_config(options, backend)
         out = Path(config["out"])
-        if (out / "log.jsonl").exists() or (out / "checkpoint.npz").exists():
+        if (out / "checkpoint.npz").exists():
             raise ValueError(f"{out} already holds a run: pass --resume to continue it, or choose another --out")
+        if (out / "log.jsonl").exists():
+            raise ValueError(f"{out} holds a log but no checkpoint to resume from: delete the folder "
+                             "or choose another --out")
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"--out {out} is a file, not a folder")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ValueError(f"cannot make the output folder {out}: {err.strerror or err}") from None
         return config, None
 
-    if "out" not in options:
+    if not options.get("out"):
         raise ValueError("--resume needs --out, the folder of the run to continue")
     path = Path(options["out"]) / "checkpoint.npz"
     if not path.exists():
-        raise ValueError(f"nothing to resume: {path} does not exist")
+        raise ValueError(f"nothing to resume: {path} does not exist (the run stopped before its first "
+                         "checkpoint?); start the run without --resume")
     state, meta = load_checkpoint(path)
     if meta["backend"] != backend.name:
         raise ValueError(f"{path} was written by the {meta['backend']} backend; resume it with that backend")
@@ -347,6 +505,11 @@ def prepare(options, backend, resume=False):
     config = {**saved, **{k: given[k] for k in resumable}}
     if config["iterations"] < meta["iteration"]:
         raise ValueError(f"the saved run is already at iteration {meta['iteration']} > --iterations {config['iterations']}")
+    if meta.get("data_sha256") is not None and meta["data_sha256"] != data_sha256(config):
+        data = config["task_options"]["data"] or "the default text"
+        raise ValueError(f"cannot resume: {data} has changed since the run started (its sha256 differs "
+                         "from the checkpoint's); restore it or start a new run")
+    _log_at_checkpoint(path.parent / "log.jsonl", meta)    # raises if the log is damaged
     return config, (state, meta)
 
 
@@ -377,8 +540,14 @@ def train(config, backend, checkpoint=None, progress=True):
     """Train a model as the config says, writing log, checkpoints and summary; returns the summary.
 
     backend: the backend class. checkpoint: (state, meta) from prepare() to resume from.
-    progress: show a tqdm bar.
+    progress: show a tqdm bar. Raises Stopped after SIGINT or SIGTERM (once the checkpoint is
+    written) and Diverged when the loss or the parameters stop being finite.
     """
+    with _StopRequests() as stop:
+        return _train(config, backend, checkpoint, progress, stop)
+
+
+def _train(config, backend, checkpoint, progress, stop):
     out = Path(config["out"])
     out.mkdir(parents=True, exist_ok=True)
     log_path, ckpt_path = out / "log.jsonl", out / "checkpoint.npz"
@@ -389,6 +558,7 @@ def train(config, backend, checkpoint=None, progress=True):
     eval_rng = np.random.default_rng([config["eval_seed"], EVAL_STREAM])
     held_out = tasks.make_held_out(task, eval_rng, config["eval_size"], **opts)   # drawn once
     text_tau = config["tau"] if task in tasks.TEXT_TASKS else None      # bits per char for text
+    data_hash = data_sha256(config)
 
     start, window, time_before, train_time_before = 0, Tally(), 0.0, 0.0
     if checkpoint is not None:
@@ -397,26 +567,40 @@ def train(config, backend, checkpoint=None, progress=True):
         data_rng.bit_generator.state = meta["data_rng"]
         start, window = meta["iteration"], Tally(meta["window"])
         time_before, train_time_before = meta["time_s"], meta["train_time_s"]
-        _truncate_log(log_path, start)
+        _truncate_log(log_path, meta)
 
     clock = time.perf_counter()
     train_time = train_time_before
+    saved_at, last_save = start, clock       # the iteration and the time of the last checkpoint
 
     def elapsed():
         return time_before + time.perf_counter() - clock
 
-    def checkpoint_now(iteration):
+    def checkpoint_now(iteration, log_bytes):
+        nonlocal saved_at, last_save
         meta = {"iteration": iteration, "data_rng": data_rng.bit_generator.state, "window": window.sums,
-                "time_s": elapsed(), "train_time_s": train_time, "backend": backend.name, "config": config}
+                "log_bytes": log_bytes, "data_sha256": data_hash, "time_s": elapsed(),
+                "train_time_s": train_time, "backend": backend.name, "config": config}
         save_checkpoint(ckpt_path, model.state_dict(), meta)
+        saved_at, last_save = iteration, time.perf_counter()
 
-    with open(log_path, "a") as log:
+    def diverged(iteration, problem):
+        return Diverged(f"training diverged at iteration {iteration}: {problem}; a smaller --lr may help")
+
+    if checkpoint is None:
+        # before anything is logged: a folder with a log always has a checkpoint to resume from
+        checkpoint_now(0, 0)
+
+    with open(log_path, "ab") as log:
         def write(record):
-            log.write(json.dumps(record) + "\n")
-            log.flush()
+            log.write((json.dumps(record) + "\n").encode())
+            log.flush()       # the record is the OS's before any later checkpoint counts it
 
         def run_eval(iteration):
-            fields, wrong, rho = evaluate(model, config, held_out)
+            try:
+                fields, wrong, rho = evaluate(model, config, held_out)
+            except ValueError as err:     # the backends refuse NaN or inf parameters
+                raise diverged(iteration, err) from err
             write({"kind": "eval", "iteration": iteration, **fields,
                    "time_s": elapsed(), "train_time_s": train_time})
             return fields, wrong, rho
@@ -424,32 +608,47 @@ def train(config, backend, checkpoint=None, progress=True):
         final = None
         if start == 0:
             final = run_eval(0)
+        done = start
         bar = tqdm(total=config["iterations"], initial=start, disable=not progress,
                    desc=f"{backend.name} {task}", dynamic_ncols=True)
-        for it in range(start + 1, config["iterations"] + 1):
-            x, y, mask = tasks.make_batch(task, data_rng, config["batch_size"], **opts)
-            tick = time.perf_counter()
-            stats = model.train_step(x, y, mask)
-            train_time += time.perf_counter() - tick
-            window.add(stats, mask)
-            bar.update(1)
-            if it % config["log_every"] == 0 or it == config["iterations"]:
-                fields = window.fields(text_tau)
-                write({"kind": "train", "iteration": it, **fields})
-                bar.set_postfix(loss=f"{fields['loss']:.4f}", **_headline(fields),
-                                ponder=f"{fields['mean_ponder']:.2f}", refresh=False)
-                window = Tally()
-            if (config["eval_every"] and it % config["eval_every"] == 0) or it == config["iterations"]:
-                final = run_eval(it)
-                fields = final[0]
-                if progress:
-                    bar.write(f"iteration {it}: held-out {_headline(fields, long=True)}, "
-                              f"mean ponder {fields['mean_ponder']:.3f}")
-                checkpoint_now(it)
-        bar.close()
+        try:
+            for it in range(start + 1, config["iterations"] + 1):
+                if stop.signum is not None:
+                    break
+                x, y, mask = tasks.make_batch(task, data_rng, config["batch_size"], **opts)
+                tick = time.perf_counter()
+                try:
+                    stats = model.train_step(x, y, mask)
+                except ValueError as err:     # the backends refuse NaN or inf parameters
+                    raise diverged(it, err) from err
+                if not math.isfinite(stats["loss"]):
+                    raise diverged(it, f"the loss is {stats['loss']}")
+                train_time += time.perf_counter() - tick
+                window.add(stats, mask)
+                bar.update(1)
+                if it % config["log_every"] == 0 or it == config["iterations"]:
+                    fields = window.fields(text_tau)
+                    write({"kind": "train", "iteration": it, **fields})
+                    bar.set_postfix(loss=f"{fields['loss']:.4f}", **_headline(fields),
+                                    ponder=f"{fields['mean_ponder']:.2f}", refresh=False)
+                    window = Tally()
+                if (config["eval_every"] and it % config["eval_every"] == 0) or it == config["iterations"]:
+                    final = run_eval(it)
+                    fields = final[0]
+                    if progress:
+                        bar.write(f"iteration {it}: held-out {_headline(fields, long=True)}, "
+                                  f"mean ponder {fields['mean_ponder']:.3f}")
+                    checkpoint_now(it, log.tell())
+                elif time.perf_counter() - last_save >= config["checkpoint_every"]:
+                    checkpoint_now(it, log.tell())
+                done = it
+        finally:
+            bar.close()
+        if stop.signum is not None and done < config["iterations"]:
+            if saved_at != done:
+                checkpoint_now(done, log.tell())
+            raise Stopped(stop.signum, done)
 
-    if checkpoint is None and config["iterations"] == 0:
-        checkpoint_now(0)   # the loop did not run: still leave a run that --resume can extend
     if final is None:       # resumed at the very end: nothing left to train, evaluate for the summary
         final = evaluate(model, config, held_out)
     fields, wrong, rho = final
@@ -462,7 +661,7 @@ def train(config, backend, checkpoint=None, progress=True):
         "iterations_per_s": config["iterations"] / train_time if train_time > 0 else None,
         "config": config,
     }
-    with open(out / "summary.json", "w") as f:
+    with atomic_write(out / "summary.json") as f:
         json.dump(summary, f, indent=2)
     return summary
 
@@ -487,11 +686,18 @@ def run(options, backend, resume=False, progress=True):
 # ---------------------------------------------------------------------------------------------
 
 
-def build_parser(backend):
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose errors are one line (the message and a pointer to --help) and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def build_parser(backend, prog=None):
     """The argparse parser shared by both backends. Options left out are absent from the result."""
     S = argparse.SUPPRESS
-    p = argparse.ArgumentParser(
-        prog=f"python -m act_{backend.name}.train", argument_default=S,
+    p = OneLineParser(
+        prog=prog or f"python -m act_{backend.name}.train", argument_default=S,
         description="Train Adaptive Computation Time (Graves 2016) on one of the paper's tasks. "
                     "Defaults follow the paper for each task.")
     p.add_argument("--task", help=f"one of {', '.join(tasks.ALL_TASKS)} (default parity)")
@@ -515,13 +721,16 @@ def build_parser(backend):
     g.add_argument("--batch-size", type=int, help="parity 128, logic 16, addition 32, sort 16, characters 32")
     g.add_argument("--iterations", type=int, help="total training iterations (default 10000)")
     g.add_argument("--seed", type=int, help="seed of the parameters and the data (default 0)")
-    for flag, kind, text in getattr(backend, "extra_arguments", ()):
-        g.add_argument(flag, type=kind, help=text)
+    for flag, kind, help_text in getattr(backend, "extra_arguments", ()):
+        g.add_argument(flag, type=kind, help=help_text)
     g = p.add_argument_group("evaluation, logging, checkpoints")
     g.add_argument("--eval-every", type=int, help="iterations between evaluations (default 1000; 0: only at the end)")
     g.add_argument("--eval-size", type=int, help="held-out sequences (default 1000; characters 200)")
     g.add_argument("--eval-seed", type=int, help="seed of the held-out set (default: --seed)")
     g.add_argument("--log-every", type=int, help="iterations per log record (default 10)")
+    g.add_argument("--checkpoint-every", type=float, metavar="SECONDS",
+                   help="seconds between checkpoints besides those at evaluations (default 60; 0: every "
+                        "iteration); changes no number, and may change on --resume")
     g.add_argument("--out", help="output folder (default runs/<backend>-<task>-seed<seed>)")
     g.add_argument("--resume", action="store_true", help="continue the run saved in --out exactly")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -529,7 +738,11 @@ def build_parser(backend):
 
 
 def main(backend, argv=None):
-    """Entry point of ``python -m act_<backend>.train``; returns the summary."""
+    """Entry point of ``python -m act_<backend>.train``; returns the summary.
+
+    Every failure the user can act on ends with one line on stderr and a non-zero exit status:
+    2 for options refused, 1 for a diverged run, 130 or 143 after SIGINT or SIGTERM.
+    """
     parser = build_parser(backend)
     options = vars(parser.parse_args(argv))
     resume = options.pop("resume", False)
@@ -537,8 +750,16 @@ def main(backend, argv=None):
     try:
         config, checkpoint = prepare(options, backend, resume=resume)
     except ValueError as err:
-        parser.error(str(err))    # a clean usage message and exit status 2, no traceback
-    summary = train(config, backend, checkpoint=checkpoint, progress=progress)
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
+    again = f"{parser.prog} --out {shlex.quote(config['out'])} --resume"
+    try:
+        summary = train(config, backend, checkpoint=checkpoint, progress=progress)
+    except Stopped as stop:
+        parser.exit(stop.exit_code, f"{stop}: checkpoint written; continue with {again}\n")
+    except KeyboardInterrupt:     # a second signal: stopped at once
+        parser.exit(130, f"interrupted: continue from the last checkpoint with {again}\n")
+    except Diverged as err:
+        parser.exit(1, f"{parser.prog}: error: {err}\n")
     fields = summary["final_eval"]
     print(f"done: {config['iterations']} iterations in {summary['time_s']:.1f} s; held-out "
           f"{_headline(fields, long=True)}, mean ponder {fields['mean_ponder']:.3f}; wrote {config['out']}")

@@ -14,7 +14,8 @@ model and takes a step:
 - autograd gives the gradient (N(t) is a constant, paper section 2.2); ``torch.optim.Adam`` steps.
 
 float32 by default (fast); ``--dtype float64`` matches one NumPy step to about 1e-10.
-CUDA is used when available (``--device cpu`` to refuse it).
+CUDA is used when available (``--device cpu`` to refuse it); ``--device cuda`` (or ``cuda:N``) on
+a machine without that device is refused in one line before anything is written.
 """
 
 import os
@@ -42,11 +43,26 @@ class TorchBackend:
 
     @staticmethod
     def check_config(config):
-        if config["device"] != "auto":
-            try:
-                torch.device(config["device"])
-            except RuntimeError as err:
-                raise ValueError(f"bad device {config['device']!r}: {err}") from None
+        """Refuse a device this machine cannot run on, before anything is written (ValueError)."""
+        name = config["device"]
+        if name == "auto":
+            return
+        try:
+            device = torch.device(name)
+        except (RuntimeError, TypeError) as err:
+            raise ValueError(f"bad device {name!r}: {err}") from None
+        if device.type == "cuda":
+            count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            if count == 0:
+                raise ValueError(f"device {name!r}: CUDA is not available here; use --device cpu or auto")
+            if device.index is not None and device.index >= count:
+                raise ValueError(f"device {name!r}: there {'is' if count == 1 else 'are'} only {count} "
+                                 f"CUDA device{'' if count == 1 else 's'} (cuda:0 to cuda:{count - 1})")
+        elif device.type == "mps":
+            if not torch.backends.mps.is_available():
+                raise ValueError(f"device {name!r}: MPS is not available here; use --device cpu or auto")
+        elif device.type != "cpu":
+            raise ValueError(f"device {name!r}: expected auto, cpu, cuda, cuda:N or mps")
 
     def __init__(self, config):
         D, O, self.loss_kind, self.heads = training.model_sizes(config)

@@ -31,15 +31,15 @@ Runs are written to runs/sweeps/<name>/ (not committed); results go to results/<
 Extra options after the script's own go to every run (see python -m act_torch.train --help;
 --task is set here). Run it again with the same arguments to finish an interrupted sweep:
 finished runs are kept, and a run that was stopped continues from its last checkpoint (every
---eval-every iterations) exactly as if it had not stopped. Then draw the figures with
-scripts/plot_characters.py.
+--eval-every iterations, every --checkpoint-every seconds and on Ctrl-C) exactly as if it had
+not stopped. As in scripts/sweep.py, the sweep's settings, the sha256 of the text among them,
+are kept in runs/sweeps/<name>/sweep_config.json: a rerun with other settings or another text
+is refused unless --force, and a lock keeps two sweeps of one name from running at once. Then
+draw the figures with scripts/plot_characters.py.
 """
 
-import argparse
-import hashlib
 import json
 import math
-import multiprocessing as mp
 import os
 import platform
 import sys
@@ -49,14 +49,16 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import sweep  # noqa: E402  (the worker, the job list, the CSV writer and option parsing)
+import sweep  # noqa: E402  (the worker, the job list, the checks, the lock, the CSV writer)
+
+from act_numpy import training  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSAGE_CHUNKS = 4          # the passage: this many consecutive chunks of --seq-len bytes
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = training.OneLineParser(description=__doc__.splitlines()[0])
     ap.add_argument("--name", required=True, help="results/<name>/ and runs/sweeps/<name>/")
     ap.add_argument("--taus", required=True, help="comma-separated time penalties, e.g. 6e-3,3e-2")
     ap.add_argument("--seeds", type=int, default=1, help="networks per tau (seeds 0..seeds-1)")
@@ -65,6 +67,8 @@ def parse_args(argv=None):
     ap.add_argument("--device", default="cpu", help="device of every training run (cpu, cuda)")
     ap.add_argument("--passage-chunks", type=int, default=PASSAGE_CHUNKS,
                     help=f"chunks of held-out text in the ponder passage (default {PASSAGE_CHUNKS})")
+    ap.add_argument("--force", action="store_true",
+                    help="delete the runs of an earlier sweep of this name made with other settings")
     args, tokens = ap.parse_known_args(argv)
     try:
         args.taus = [float(t) for t in args.taus.split(",") if t]
@@ -72,21 +76,9 @@ def parse_args(argv=None):
         ap.error(f"--taus: {err}")
     if not args.taus or args.seeds < 1 or args.workers < 1 or args.passage_chunks < 1:
         ap.error("need at least one tau, one seed, one worker and one passage chunk")
+    sweep.check_name(ap, args.name)
     args.task = "characters"
     return args, tokens
-
-
-def run_one(job):
-    """One training run in a worker process (one thread); resumes a stopped run from its checkpoint."""
-    import torch
-    torch.set_num_threads(1)        # the pool provides the parallelism
-    from act_numpy.training import run
-    from act_torch.train import TorchBackend
-    run_id, options = job
-    folder = Path(options["out"])
-    if not (folder / "summary.json").exists():
-        run(options, TorchBackend, resume=(folder / "checkpoint.npz").exists(), progress=False)
-    return run_id, folder / "summary.json"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -184,6 +176,8 @@ def analyse(run_id, folder, chunks):
 
 
 def collect(jobs, out_dir, chunks):
+    """Read back and analyse every run; write the four CSV files; returns the rows of runs.csv."""
+    out_dir.mkdir(parents=True, exist_ok=True)
     runs, curves, classes, passage = [], [], [], []
     for run_id, options in jobs:
         folder = Path(options["out"])
@@ -206,47 +200,43 @@ def corpus_facts(data):
     from act_numpy import text
     train, held_out = text.split(data)
     return {"data": data or "pydoc_data.topics", "bytes": int(len(train) + len(held_out)),
-            "held_out_bytes": int(len(held_out)), "sha256": hashlib.sha256(bytes(text.corpus(data))).hexdigest(),
+            "held_out_bytes": int(len(held_out)), "sha256": text.corpus_sha256(data),
             "unigram_bits": round(text.unigram_bits(train, held_out), 4),
             "bigram_bits": round(text.bigram_bits(train, held_out), 4)}
 
 
 def main(argv=None):
     args, tokens = parse_args(argv)
-    shared = sweep.passthrough_options(tokens)
-    for key in ("task", "seed", "tau", "no_act", "out", "resume", "device"):
-        if key in shared:
-            sys.exit(f"characters.py sets --{key.replace('_', '-')} itself; leave it out")
+    shared = sweep.passthrough_options(tokens, "characters.py")
     jobs = sweep.jobs_for(args, shared)
-    out_dir = ROOT / "results" / args.name
-    out_dir.mkdir(parents=True, exist_ok=True)
-    print(f"{len(jobs)} character runs on {args.workers} workers ({args.device}) -> {out_dir.relative_to(ROOT)}")
-    finished = all((Path(o["out"]) / "summary.json").exists() for _, o in jobs)
-    start = time.perf_counter()
-    with mp.get_context("spawn").Pool(args.workers) as pool:
-        for i, (run_id, _) in enumerate(pool.imap_unordered(run_one, jobs), 1):
-            print(f"[{i}/{len(jobs)}] {run_id} done ({time.perf_counter() - start:.0f} s)", flush=True)
-    train_wall = time.perf_counter() - start
-    import torch
-    torch.set_num_threads(min(4, os.cpu_count() or 1))
-    runs = collect(jobs, out_dir, args.passage_chunks)
-    analysis = time.perf_counter() - start - train_wall
-    data = shared.get("data")
-    old = out_dir / "sweep.json"
-    if finished and old.exists():
-        # nothing was trained this time (only the analysis ran again): keep the training time
-        train_wall = json.loads(old.read_text()).get("train_wall_time_s", train_wall)
-    wall = train_wall + analysis
-    meta = {"command": "python scripts/characters.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "task": "characters", "taus": args.taus, "seeds": args.seeds, "baseline": not args.no_baseline,
-            "device": args.device, "shared_options": shared, "passage_chunks": args.passage_chunks,
-            "corpus": corpus_facts(data), "runs": len(runs), "workers": args.workers,
-            "train_wall_time_s": round(train_wall, 1), "analysis_time_s": round(analysis, 1),
-            "wall_time_s": round(wall, 1),
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.python_implementation()} "
-                       f"{platform.python_version()}, torch {torch.__version__}"
-                       + (f", {torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else "")}
-    (out_dir / "sweep.json").write_text(json.dumps(meta, indent=2) + "\n")
+    configs = sweep.check_jobs(jobs, "characters.py")
+    config = sweep.sweep_config(args, jobs, configs)
+    with sweep.open_sweep(sweep.run_folder(args.name), config, args.force, "characters.py"):
+        out_dir = ROOT / "results" / args.name
+        print(f"{len(jobs)} character runs on {args.workers} workers ({args.device}) -> {out_dir.relative_to(ROOT)}")
+        start = time.perf_counter()
+        trained = sweep.run_pool(jobs, args.workers, "characters.py")
+        train_wall = time.perf_counter() - start
+        import torch
+        torch.set_num_threads(min(4, os.cpu_count() or 1))
+        runs = collect(jobs, out_dir, args.passage_chunks)
+        analysis = time.perf_counter() - start - train_wall
+        data = shared.get("data")
+        old = out_dir / "sweep.json"
+        if not trained and old.exists():
+            # nothing was trained this time (only the analysis ran again): keep the training time
+            train_wall = json.loads(old.read_text()).get("train_wall_time_s", train_wall)
+        wall = train_wall + analysis
+        meta = {"command": "python scripts/characters.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+                "task": "characters", "taus": args.taus, "seeds": args.seeds, "baseline": not args.no_baseline,
+                "device": args.device, "shared_options": shared, "passage_chunks": args.passage_chunks,
+                "corpus": corpus_facts(data), "runs": len(runs), "workers": args.workers,
+                "train_wall_time_s": round(train_wall, 1), "analysis_time_s": round(analysis, 1),
+                "wall_time_s": round(wall, 1),
+                "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.python_implementation()} "
+                           f"{platform.python_version()}, torch {torch.__version__}"
+                           + (f", {torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else "")}
+        sweep.write_json(out_dir / "sweep.json", meta)
     for r in runs:
         tau = "no ACT" if not r["act"] else f"tau {r['tau']:g}"
         print(f"{tau:>12s} seed {r['seed']}: {r['bits_per_char']:.3f} bits/char, mean ponder {r['mean_ponder']:.2f}")

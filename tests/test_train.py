@@ -66,6 +66,9 @@ def test_paper_defaults_per_task():
     ({"hidden": 0}, "hidden"),
     ({"epsilon": 1.0}, "epsilon"),
     ({"lr": 0.0}, "lr"),
+    ({"lr": 2.0}, "lr"),                  # Adam moves each weight by ~lr per step
+    ({"checkpoint_every": -1}, "checkpoint_every"),
+    ({"out": ""}, "out"),
     ({"tau": -1e-3}, "tau"),
     ({"iterations": 2.5}, "iterations"),
     ({"dtype": "float16"}, "dtype"),

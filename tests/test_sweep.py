@@ -1,0 +1,183 @@
+"""scripts/sweep.py and scripts/characters.py: options checked first, settings kept, a lock, damaged runs redone.
+
+The sweeps here have one tiny run each and write under tmp_path (the scripts' ROOT is moved
+there); the few that train start one worker process.
+"""
+
+import fcntl
+import json
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from act_numpy import training
+
+torch = pytest.importorskip("torch")
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+import characters  # noqa: E402
+import sweep  # noqa: E402
+
+TINY = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4", "--iterations", "4",
+        "--eval-every", "2", "--eval-size", "8", "--taus", "1e-2", "--seeds", "1", "--no-baseline",
+        "--workers", "1"]
+CSVS = ("runs.csv", "difficulty.csv", "curves.csv")
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    """The scripts write runs/ and results/ under tmp_path instead of the repository."""
+    monkeypatch.setattr(sweep, "ROOT", tmp_path)
+    monkeypatch.setattr(characters, "ROOT", tmp_path)
+    return tmp_path
+
+
+def run_sweep(capsys, *args, script=sweep):
+    """Call the script's main; returns (exit status, stderr)."""
+    try:
+        script.main(list(args))
+        status = 0
+    except SystemExit as exit_info:
+        status = exit_info.code
+    return status, capsys.readouterr().err
+
+
+def assert_one_line(status, err, expected_status, *words):
+    err = err.strip()
+    assert status == expected_status, (status, err)
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    for word in words:
+        assert word in err, (word, err)
+
+
+def csvs(results):
+    return {name: (results / name).read_bytes() for name in CSVS}
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--lr", "1e308"], ["lr"]),
+    (["--taus", "-1"], ["tau"]),
+    (["--hidden", "0"], ["hidden"]),
+    (["--out", "elsewhere"], ["--out"]),
+    (["--name", "../up"], ["--name"]),
+])
+def test_bad_options_stop_before_any_worker_and_write_nothing(root, capsys, extra, words):
+    status, err = run_sweep(capsys, "--name", "bad", *TINY, *extra)
+    assert_one_line(status, err, 2, *words)
+    assert list(root.iterdir()) == []
+
+
+def test_a_rerun_keeps_the_runs_and_refuses_other_settings(root, capsys):
+    assert run_sweep(capsys, "--name", "s", *TINY)[0] == 0
+    folder, results = root / "runs" / "sweeps" / "s", root / "results" / "s"
+    stored = json.loads((folder / sweep.CONFIG_FILE).read_text())
+    assert stored["taus"] == [0.01] and stored["runs"]["tau0.01-seed0"]["hidden"] == 4
+    assert "device" not in stored["runs"]["tau0.01-seed0"]         # scheduling is not a setting
+    first = csvs(results)
+
+    # the same settings again: nothing is trained, the results come out byte for byte the same
+    # (another --workers or --checkpoint-every is scheduling, not a setting)
+    assert run_sweep(capsys, "--name", "s", *TINY, "--checkpoint-every", "5")[0] == 0
+    assert csvs(results) == first
+
+    status, err = run_sweep(capsys, "--name", "s", *TINY, "--lr", "1e-3")
+    assert_one_line(status, err, 2, "--lr 0.0001 before, 0.001 now", "--force")
+    status, err = run_sweep(capsys, "--name", "s", *TINY, "--seeds", "2")
+    assert_one_line(status, err, 2, "--seeds 1 before, 2 now")
+    assert csvs(results) == first
+
+    with open(folder / sweep.LOCK_FILE, "a") as lock:          # another sweep of this name is running
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        status, err = run_sweep(capsys, "--name", "s", *TINY)
+        assert_one_line(status, err, 1, "another sweep named 's' is running")
+    assert csvs(results) == first
+
+
+def test_damaged_runs_are_trained_again_to_the_same_numbers(root, capsys):
+    assert run_sweep(capsys, "--name", "d", *TINY)[0] == 0
+    run, results = root / "runs" / "sweeps" / "d" / "tau0.01-seed0", root / "results" / "d"
+    first = csvs(results)
+
+    # a truncated summary: resumed from its final checkpoint, which writes the summary again
+    summary = run / "summary.json"
+    summary.write_text(summary.read_text()[:40])
+    assert run_sweep(capsys, "--name", "d", *TINY)[0] == 0
+    assert csvs(results) == first
+
+    # a garbled checkpoint and a truncated summary: trained again from the start
+    (run / "checkpoint.npz").write_bytes(b"garbage")
+    summary.write_text("{")
+    assert run_sweep(capsys, "--name", "d", *TINY)[0] == 0
+    again = csvs(results)
+    assert again["curves.csv"] == first["curves.csv"] and again["difficulty.csv"] == first["difficulty.csv"]
+
+
+def test_force_deletes_the_old_runs_and_starts_over(root, capsys):
+    assert run_sweep(capsys, "--name", "f", *TINY)[0] == 0
+    folder = root / "runs" / "sweeps" / "f"
+    (folder / "tau0.01-seed0" / "marker").write_text("old run")
+    assert run_sweep(capsys, "--name", "f", *TINY, "--lr", "1e-3", "--force")[0] == 0
+    assert not (folder / "tau0.01-seed0" / "marker").exists()
+    assert json.loads((folder / sweep.CONFIG_FILE).read_text())["runs"]["tau0.01-seed0"]["lr"] == 1e-3
+    summary = json.loads((folder / "tau0.01-seed0" / "summary.json").read_text())
+    assert summary["config"]["lr"] == 1e-3
+
+
+def test_characters_sweep_refuses_a_changed_text(root, capsys, tmp_path):
+    data = tmp_path / "tiny.txt"
+    words = "the quick brown fox jumps over the lazy dog, then sleeps.\n"
+    data.write_text(words * 60)
+    args = ["--name", "c", "--taus", "1e-2", "--no-baseline", "--workers", "1", "--passage-chunks", "1",
+            "--data", str(data), "--seq-len", "8", "--hidden", "4", "--batch-size", "4", "--iterations", "2",
+            "--eval-every", "0", "--eval-size", "4"]
+    assert run_sweep(capsys, *args, script=characters)[0] == 0
+    results = root / "results" / "c"
+    assert sorted(p.name for p in results.iterdir()) == ["classes.csv", "curves.csv", "passage.csv", "runs.csv",
+                                                         "sweep.json"]
+    data.write_text(words.upper() * 60)
+    status, err = run_sweep(capsys, *args, script=characters)
+    assert_one_line(status, err, 2, "the text's content (sha256)")
+    status, err = run_sweep(capsys, *args, "--lr", "2", script=characters)
+    assert_one_line(status, err, 2, "lr must be in")
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--lr", "1e308"], ["lr"]),
+    (["--out", "x"], ["--out"]),
+    pytest.param(["--device", "cuda"], ["CUDA is not available"],
+                 marks=pytest.mark.skipif(torch.cuda.is_available(), reason="checks a machine without CUDA")),
+])
+def test_sweep_cli_refuses_bad_options_in_one_line(extra, words):
+    """The real script, in its own process: it stops before it writes anything."""
+    name = f"test-refused-{uuid.uuid4().hex[:8]}"
+    result = subprocess.run([sys.executable, str(SCRIPTS / "sweep.py"), "--name", name, *TINY, *extra],
+                            capture_output=True, text=True, timeout=300)
+    assert_one_line(result.returncode, result.stderr, 2, *words)
+    for folder in (sweep.ROOT / "runs" / "sweeps" / name, sweep.ROOT / "results" / name):
+        assert not folder.exists()
+
+
+def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
+    """Ctrl-C to the sweep: one line, status 130, and each worker checkpoints where it stopped."""
+    driver = (f"import sys; sys.path.insert(0, {str(SCRIPTS)!r}); import sweep; from pathlib import Path; "
+              f"sweep.ROOT = Path({str(tmp_path)!r}); sweep.main(sys.argv[1:])")
+    args = [*TINY, "--iterations", "10000000", "--eval-every", "0", "--log-every", "5", "--checkpoint-every", "60"]
+    proc = subprocess.Popen([sys.executable, "-c", driver, "--name", "i", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = tmp_path / "runs" / "sweeps" / "i" / "tau0.01-seed0"
+    deadline = time.monotonic() + 120
+    while not ((run / "log.jsonl").exists() and (run / "log.jsonl").read_bytes().count(b"\n") >= 5):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert_one_line(proc.returncode, err, 130, "run the same command again")
+    _, meta = training.load_checkpoint(run / "checkpoint.npz")
+    assert meta["iteration"] >= training.read_log(run / "log.jsonl")[-1]["iteration"] >= 20
+    assert not (tmp_path / "results" / "i").exists()
