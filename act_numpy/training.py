@@ -576,8 +576,12 @@ def _train(config, backend, checkpoint, progress, stop):
     def elapsed():
         return time_before + time.perf_counter() - clock
 
-    def checkpoint_now(iteration, log_bytes):
+    def checkpoint_now(iteration, log_bytes, log=None):
         nonlocal saved_at, last_save
+        if log is not None:
+            # the log's bytes reach the disk before a checkpoint that counts them: after a power
+            # cut the log is never shorter than the checkpoint says
+            os.fsync(log.fileno())
         meta = {"iteration": iteration, "data_rng": data_rng.bit_generator.state, "window": window.sums,
                 "log_bytes": log_bytes, "data_sha256": data_hash, "time_s": elapsed(),
                 "train_time_s": train_time, "backend": backend.name, "config": config}
@@ -599,7 +603,9 @@ def _train(config, backend, checkpoint, progress, stop):
         def run_eval(iteration):
             try:
                 fields, wrong, rho = evaluate(model, config, held_out)
-            except ValueError as err:     # the backends refuse NaN or inf parameters
+            except ValueError as err:
+                if "NaN or inf" not in str(err):    # only the backends' refusal of NaN/inf parameters
+                    raise
                 raise diverged(iteration, err) from err
             write({"kind": "eval", "iteration": iteration, **fields,
                    "time_s": elapsed(), "train_time_s": train_time})
@@ -619,7 +625,9 @@ def _train(config, backend, checkpoint, progress, stop):
                 tick = time.perf_counter()
                 try:
                     stats = model.train_step(x, y, mask)
-                except ValueError as err:     # the backends refuse NaN or inf parameters
+                except ValueError as err:
+                    if "NaN or inf" not in str(err):    # only the backends' refusal of NaN/inf parameters
+                        raise
                     raise diverged(it, err) from err
                 if not math.isfinite(stats["loss"]):
                     raise diverged(it, f"the loss is {stats['loss']}")
@@ -638,15 +646,15 @@ def _train(config, backend, checkpoint, progress, stop):
                     if progress:
                         bar.write(f"iteration {it}: held-out {_headline(fields, long=True)}, "
                                   f"mean ponder {fields['mean_ponder']:.3f}")
-                    checkpoint_now(it, log.tell())
+                    checkpoint_now(it, log.tell(), log)
                 elif time.perf_counter() - last_save >= config["checkpoint_every"]:
-                    checkpoint_now(it, log.tell())
+                    checkpoint_now(it, log.tell(), log)
                 done = it
         finally:
             bar.close()
         if stop.signum is not None and done < config["iterations"]:
             if saved_at != done:
-                checkpoint_now(done, log.tell())
+                checkpoint_now(done, log.tell(), log)
             raise Stopped(stop.signum, done)
 
     if final is None:       # resumed at the very end: nothing left to train, evaluate for the summary

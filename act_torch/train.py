@@ -157,8 +157,8 @@ class TorchBackend:
 
 def main(argv=None):
     if "OMP_NUM_THREADS" not in os.environ:
-        # These networks are small: one thread is faster than several, and on a busy 2-core
-        # machine two spinning thread pools made 16-bit parity ~15x slower (docs/parity.md).
+        # These networks are small: one thread is faster than several, and when two processes
+        # share 2 cores, two spinning thread pools made 16-bit parity ~15x slower (docs/parity.md).
         # Set OMP_NUM_THREADS to choose otherwise.
         torch.set_num_threads(1)
     return training.main(TorchBackend, argv)

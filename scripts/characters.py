@@ -68,7 +68,7 @@ def parse_args(argv=None):
     ap.add_argument("--passage-chunks", type=int, default=PASSAGE_CHUNKS,
                     help=f"chunks of held-out text in the ponder passage (default {PASSAGE_CHUNKS})")
     ap.add_argument("--force", action="store_true",
-                    help="delete the runs of an earlier sweep of this name made with other settings")
+                    help="delete every earlier run of a sweep of this name, finished or not, and start over")
     args, tokens = ap.parse_known_args(argv)
     try:
         args.taus = [float(t) for t in args.taus.split(",") if t]

@@ -31,6 +31,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from act_numpy.training import atomic_write
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 # the flags of `make test` (Makefile, NBVAL)
@@ -65,8 +67,8 @@ def variant_env(variant, seed=None, check_log=None):
     """The environment of one notebook run: this process's, with the variant's variables set."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; expected one of {sorted(VARIANTS)}")
-    env = dict(os.environ)
-    for key in ("ACT_SEED", "ACT_CHECK_LOG", "ACT_CHECK_MODE", "ACT_SAVE_FIGURES"):
+    env = dict(os.environ)        # ACT_SEED stays, unless a seed is given here
+    for key in ("ACT_CHECK_LOG", "ACT_CHECK_MODE", "ACT_SAVE_FIGURES"):
         env.pop(key, None)
     env.update(VARIANTS[variant])
     if seed is not None:
@@ -101,7 +103,8 @@ def measure_one(notebook, variant, seed):
 def measure(notebooks, pairs, out, jobs):
     """Every notebook in every (variant, seed) pair; writes out/checks.csv.
 
-    One-thread runs go ``jobs`` at a time; runs of a variant with more threads go alone, since
+    Runs whose PyTorch has one thread go ``jobs`` at a time (native included: the notebooks set
+    one thread, and NumPy's BLAS does little there); runs of a variant with more threads go alone, since
     two thread pools spinning on the same cores slow each other down many times over.
     """
     tasks = [(nb, v, s) for nb in notebooks for v, s in pairs]
@@ -126,12 +129,10 @@ def measure(notebooks, pairs, out, jobs):
         if code != 0 and all(r["holds"] for r in found):
             problems.append(f"{nb.stem} {v} seed {s}: {tail}")
     out.mkdir(parents=True, exist_ok=True)
-    tmp = out / "checks.csv.tmp"
-    with open(tmp, "w", newline="") as f:
+    with atomic_write(out / "checks.csv") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
-    os.replace(tmp, out / "checks.csv")
     for p in problems:
         print("a cell other than a check failed:", p)
     return rows

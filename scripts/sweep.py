@@ -63,7 +63,7 @@ def parse_args(argv=None):
     ap.add_argument("--workers", type=int, default=os.cpu_count(), help="parallel runs")
     ap.add_argument("--device", default="cpu", help="device for every run (cpu is fastest for small nets)")
     ap.add_argument("--force", action="store_true",
-                    help="delete the runs of an earlier sweep of this name made with other settings")
+                    help="delete every earlier run of a sweep of this name, finished or not, and start over")
     args, passthrough = ap.parse_known_args(argv)
     try:
         args.taus = [float(t) for t in args.taus.split(",") if t]
@@ -130,10 +130,13 @@ def run_one(job):
     run_id, options = job
     try:
         try:
+            if not (Path(options["out"]) / "checkpoint.npz").exists():
+                raise ValueError("nothing to resume: damaged or never started")
             config, checkpoint = training.prepare(options, TorchBackend, resume=True)
-        except ValueError:
-            # nothing to resume, or a damaged checkpoint or log (the options were checked when the
-            # sweep started and match the sweep's config): start the run over
+        except ValueError as err:
+            if "damaged" not in str(err) and "nothing to resume" not in str(err):
+                raise          # e.g. a run folder from an earlier sweep with other options: keep it
+            # nothing to resume, or a damaged checkpoint or log: start the run over
             shutil.rmtree(options["out"], ignore_errors=True)
             config, checkpoint = training.prepare(options, TorchBackend)
         training.train(config, TorchBackend, checkpoint=checkpoint, progress=False)
@@ -169,6 +172,10 @@ def run_pool(jobs, workers, script="sweep.py"):
         with ctx.Pool(min(workers, len(todo)), initializer=_ignore_sigint) as pool:
             for i, (run_id, _) in enumerate(pool.imap_unordered(run_one, todo), 1):
                 print(f"[{i}/{len(todo)}] {run_id} done ({time.perf_counter() - start:.0f} s)", flush=True)
+    except (training.Diverged, ValueError) as err:
+        # a run that diverged, or a run folder that cannot be continued: one line, the other runs'
+        # checkpoints stay
+        fail(script, f"a run stopped the sweep: {err}", 1)
     except KeyboardInterrupt as err:
         # leaving the with block terminated the pool: each worker got SIGTERM and checkpointed
         signum = err.args[0] if err.args else signal.SIGINT

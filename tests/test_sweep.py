@@ -181,3 +181,19 @@ def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
     _, meta = training.load_checkpoint(run / "checkpoint.npz")
     assert meta["iteration"] >= training.read_log(run / "log.jsonl")[-1]["iteration"] >= 20
     assert not (tmp_path / "results" / "i").exists()
+
+
+def test_a_run_folder_from_other_settings_is_kept_and_stops_the_sweep_in_one_line(root, capsys):
+    """A run folder left by an earlier sweep without sweep_config.json and made with other options is
+    neither deleted nor mixed in: the sweep stops in one line and the folder stays as it was."""
+    assert run_sweep(capsys, "--name", "old", *TINY)[0] == 0
+    folder = root / "runs" / "sweeps" / "old"
+    (folder / sweep.CONFIG_FILE).unlink()             # as a sweep from before the config file
+    run = folder / "tau0.01-seed0"
+    (run / "summary.json").unlink()                   # unfinished, so the sweep tries to continue it
+    before = sorted(p.name for p in run.iterdir())
+    other = list(TINY)
+    other[TINY.index("--hidden") + 1] = "8"
+    status, err = run_sweep(capsys, "--name", "old", *other)
+    assert_one_line(status, err, 1, "a run stopped the sweep", "hidden")
+    assert sorted(p.name for p in run.iterdir()) == before

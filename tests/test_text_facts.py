@@ -317,8 +317,13 @@ WHERE_WRITTEN = re.compile(r"workplace|\blent\b|\bsessions?\b|load average|share
                            r"sandbox|this machine|course's machine|other people|uncontended", re.I)
 
 
-@pytest.mark.parametrize("path", [*DOCS, ROOT / "requirements.txt"], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*DOCS, ROOT / "requirements.txt", ROOT / "README.md",
+                                  *sorted((ROOT / "notebooks").glob("*.ipynb"))], ids=lambda p: p.name)
 def test_docs_do_not_speak_of_where_they_were_written(path):
-    bad = [f"{k}: {line.strip()}" for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-           if WHERE_WRITTEN.search(line)]
+    if path.suffix == ".ipynb":     # the notebooks' prose: their markdown cells
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    else:
+        text = path.read_text(encoding="utf-8")
+    bad = [f"{k}: {line.strip()}" for k, line in enumerate(text.splitlines(), 1) if WHERE_WRITTEN.search(line)]
     assert not bad, "\n".join(bad)
