@@ -170,12 +170,13 @@ def _ponder(x, P, cell, epsilon, max_ponder, record, fixed_steps=None):
     # unbind, not xW[:, t]: the backward of one unbind is one stack, whereas the backward of
     # every slice would build a zero tensor the size of all of xW
     xW, xW_first = xW.unbind(1), xW_first.unbind(1)
-    steps = torch.arange(1, max_ponder + 1, device=x.device)  # ponder step numbers n
-
     zeros = x.new_zeros(B, H)
     state = (zeros, zeros) if lstm else zeros                  # initial state: zeros
     means, Ns, Rs, unfinished = [], [], [], []
     last_step = max_ponder if fixed_steps is None else fixed_steps
+    # ponder step numbers n = 1, 2, ...: made for the steps taken and grown when more are taken,
+    # never for all M at once (M may be huge: an arange of 10^9 steps is 8 GB)
+    steps = torch.arange(1, min(last_step, 32) + 1, device=x.device)
     for t in range(T):
         cum = x.new_zeros(B, 1)                                 # sum_{k<=n} h^k, no gradient
         sums = []                                               # cum after each ponder step
@@ -210,6 +211,8 @@ def _ponder(x, P, cell, epsilon, max_ponder, record, fixed_steps=None):
         S_n = torch.stack(states, dim=1)                        # (B, n, H): s^1..s^n
         # eq. (5) again, now with gradient: all halting units of step t in one product
         h = torch.sigmoid(torch.addmm(P["b_h"], S_n.view(B * n_steps, H), P["W_h"]).view(B, n_steps))
+        if n_steps > len(steps):
+            steps = torch.arange(1, min(2 * n_steps, last_step) + 1, device=x.device)
         p, R = halting_distribution(h, N, steps[:n_steps])      # eqs (6), (8)
         # eq. (9): s_t = sum_n p^n s^n, as multiply-and-sum: a batched matrix product of
         # B tiny (1, n) x (n, H) blocks is several times slower on the CPU

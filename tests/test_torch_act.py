@@ -310,6 +310,25 @@ def test_fixed_steps_equal_act_forward_when_complete(cell, setting):
         assert not bool(complete)                                     # too few steps: flagged
 
 
+@pytest.mark.parametrize("cell", CELLS)
+def test_memory_follows_the_steps_taken_not_the_cap(cell):
+    """A cap of 10^12 steps costs nothing while every row halts early: nothing is made for all M
+    steps (an arange of them alone would be 8 TB). Past 32 steps the step numbers grow, and the
+    result still equals NumPy's."""
+    case = make_case(cell, "T>1")
+    params = {k: torch.tensor(v) for k, v in case["params"].items()}
+    x = torch.tensor(case["x"])
+    y, N, R = act_forward(x, params, cell=cell, max_ponder=10**12)
+    y_cap, N_cap, R_cap = act_forward(x, params, cell=cell, max_ponder=100)
+    assert torch.equal(N, N_cap) and torch.equal(y, y_cap) and torch.equal(R, R_cap)
+    slow = dict(params, b_h=torch.tensor([-6.0], dtype=torch.float64), W_h=params["W_h"] * 0)
+    y, N, R = act_forward(x, slow, cell=cell, max_ponder=10**12)        # h = sigmoid(-6): N = 402
+    y_np, N_np, R_np, _ = np_act_forward(case["x"], {k: v.numpy() for k, v in slow.items()}, cell=cell,
+                                         max_ponder=10**12)
+    assert N.min().item() > 64 and np.array_equal(N.numpy(), N_np)
+    assert np.allclose(y.numpy(), y_np, rtol=1e-10, atol=1e-12) and np.allclose(R.numpy(), R_np, rtol=1e-10)
+
+
 def test_fixed_steps_rejects_bad_counts():
     case = make_case("rnn", "T>1")
     params = {k: torch.tensor(v) for k, v in case["params"].items()}
