@@ -23,3 +23,20 @@ def make_problem(cell="rnn", B=3, T=3, D=4, H=5, O=2, seed=0, halting_bias=1.0, 
     dponder = rng.normal(size=(B, T))
     cast = {k: v.astype(dtype) for k, v in params.items()}
     return x.astype(dtype), cast, dy, dponder
+
+
+class Interrupted(Exception):
+    pass
+
+
+def crashing(backend, after):
+    """A backend class whose train_step raises on its call number after + 1 (a killed run)."""
+    class Crashing(backend):
+        calls = 0
+
+        def train_step(self, x, y, mask):
+            Crashing.calls += 1
+            if Crashing.calls > after:
+                raise Interrupted
+            return super().train_step(x, y, mask)
+    return Crashing

@@ -21,6 +21,7 @@ from act_numpy.train import NumpyBackend
 
 torch = pytest.importorskip("torch")
 from act_torch.train import TorchBackend  # noqa: E402
+from conftest import Interrupted, crashing  # noqa: E402
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
 TIME_FIELDS = ("time_s", "train_time_s")
@@ -90,23 +91,6 @@ def wait_for_training(proc, out, records, timeout=120):
         time.sleep(0.05)
     proc.kill()
     pytest.fail(f"no {records} log records after {timeout} s")
-
-
-class Interrupted(Exception):
-    pass
-
-
-def crashing(backend, after):
-    """A backend class whose train_step raises on its call number after + 1 (a killed run)."""
-    class Crashing(backend):
-        calls = 0
-
-        def train_step(self, x, y, mask):
-            Crashing.calls += 1
-            if Crashing.calls > after:
-                raise Interrupted
-            return super().train_step(x, y, mask)
-    return Crashing
 
 
 def signalling(backend, at, signum):

@@ -13,6 +13,7 @@ from act_numpy.train import NumpyBackend
 
 torch = pytest.importorskip("torch")
 from act_torch.train import TorchBackend  # noqa: E402
+from conftest import Interrupted, crashing  # noqa: E402
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
 TIME_FIELDS = ("time_s", "train_time_s")
@@ -200,23 +201,6 @@ def test_resume_continues_exactly(tmp_path, backend, task):
     train_b = {r["iteration"]: r for r in log_b if r["kind"] == "train"}
     assert sorted(train_a) == [3, 6, 8] and sorted(train_b) == [3, 4, 6, 8]
     assert train_a[3] == train_b[3] and train_a[8] == train_b[8]
-
-
-class Interrupted(Exception):
-    pass
-
-
-def crashing(backend, after):
-    """A backend class whose train_step raises on its call number after + 1 (a killed run)."""
-    class Crashing(backend):
-        calls = 0
-
-        def train_step(self, x, y, mask):
-            Crashing.calls += 1
-            if Crashing.calls > after:
-                raise Interrupted
-            return super().train_step(x, y, mask)
-    return Crashing
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
