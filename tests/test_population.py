@@ -1,0 +1,96 @@
+"""A population of K networks trained as one program follows each member trained alone."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from act_numpy import tasks, training  # noqa: E402
+from act_torch.population import Population  # noqa: E402
+from act_torch.train import TorchBackend  # noqa: E402
+
+TASKS = {
+    "parity": dict(task="parity", bits=6, hidden=16, batch_size=16),
+    "logic": dict(task="logic", max_vectors=3, max_gates=3, hidden=16, batch_size=8),
+    "addition": dict(task="addition", max_numbers=2, max_digits=2, hidden=16, batch_size=8, max_ponder=20),
+}
+# what makes each member its own run: seed, tau, epsilon, learning rate, and a no-ACT baseline (M = 1)
+MEMBERS = [dict(seed=0, tau=1e-3), dict(seed=1, tau=1e-2, epsilon=0.05, lr=3e-3), dict(seed=2, no_act=True, lr=1e-3)]
+
+
+def configs_for(task, members=MEMBERS):
+    shared = dict(TASKS[task], dtype="float64", device="cpu", lr=1e-2, out="unused")
+    if shared.get("max_ponder") is not None:
+        members = [dict(m, max_ponder=shared["max_ponder"]) if not m.get("no_act") else m for m in members]
+        shared = {k: v for k, v in shared.items() if k != "max_ponder"}
+    return [training.make_config({**shared, **m}, TorchBackend) for m in members]
+
+
+def batches(config, n):
+    """The first n training batches of a run: its own data stream, as training.train draws it."""
+    rng = np.random.default_rng([config["seed"], training.DATA_STREAM])
+    return [tasks.make_batch(config["task"], rng, config["batch_size"], **config["task_options"]) for _ in range(n)]
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_each_member_follows_its_run_trained_alone(task):
+    configs, steps = configs_for(task), 30
+    alone = []
+    for config in configs:
+        backend = TorchBackend(config)
+        log = [backend.train_step(*b) for b in batches(config, steps)]
+        alone.append((log, backend.params_numpy()))
+    pop = Population(configs)
+    data = [batches(c, steps) for c in configs]
+    for i in range(steps):
+        x, y, mask = (np.stack([d[i][j] for d in data]) for j in range(3))
+        for k, stats in enumerate(pop.train_step(x, y, mask)):
+            ref = alone[k][0][i]
+            assert stats["loss"] == pytest.approx(ref["loss"], rel=1e-9, abs=1e-12), (k, i)
+            assert np.array_equal(stats["N"], ref["N"]) and np.array_equal(stats["wrong"], ref["wrong"]), (k, i)
+            assert np.allclose(stats["rho"], ref["rho"], rtol=1e-9, atol=1e-12), (k, i)
+    ponders = {int(alone[k][0][-1]["N"].max()) for k in range(2)}
+    assert max(ponders) > 1, "the ACT members should ponder"
+    for k, (_, params) in enumerate(alone):
+        for name, value in pop.member_params(k).items():
+            assert np.allclose(value, params[name], rtol=1e-9, atol=1e-12), (k, name)
+
+
+def test_evaluate_changes_nothing_and_matches_alone():
+    configs = configs_for("logic")
+    pop = Population(configs)
+    before = {k: v.detach().clone() for k, v in pop.params.items()}
+    data = [batches(c, 1)[0] for c in configs]
+    x, y, mask = (np.stack([d[j] for d in data]) for j in range(3))
+    results = pop.evaluate(x, y, mask)
+    for k, config in enumerate(configs):
+        ref = TorchBackend(config).evaluate(*data[k])
+        assert results[k]["loss"] == pytest.approx(ref["loss"], rel=1e-12)
+        assert np.array_equal(results[k]["N"], ref["N"])
+    assert all(torch.equal(before[k], v) for k, v in pop.params.items())
+
+
+def test_members_with_different_caps_halt_by_their_own():
+    configs = configs_for("parity", [dict(seed=0, halting_bias=-4.0, max_ponder=m) for m in (1, 3, 7)])
+    pop = Population(configs)
+    x, y, mask = (np.stack([batches(c, 1)[0][j] for c in configs]) for j in range(3))
+    stats = pop.evaluate(x, y, mask)
+    assert [int(s["N"].max()) for s in stats] == [1, 3, 7]      # sigmoid(-4): every row runs to its cap
+
+
+@pytest.mark.parametrize("change, message", [({"hidden": 8}, "hidden"), ({"cell": "lstm"}, "cell")])
+def test_members_must_share_the_shape_of_the_computation(change, message):
+    configs = configs_for("parity", [dict(seed=0), dict(seed=1)])
+    other = training.make_config({**{k: v for k, v in configs[1].items() if k != "task_options"},
+                                  **configs[1]["task_options"], **change}, TorchBackend)
+    with pytest.raises(ValueError, match=message):
+        Population([configs[0], other])
+    with pytest.raises(ValueError, match="at least one"):
+        Population([])
+
+
+def test_batches_must_have_one_row_block_per_member():
+    configs = configs_for("parity", [dict(seed=0), dict(seed=1)])
+    x, y, mask = batches(configs[0], 1)[0]
+    with pytest.raises(ValueError, match="K=2"):
+        Population(configs).train_step(x, y, mask)
