@@ -45,3 +45,11 @@ def test_bench_overhead_prints_every_piece():
     assert len(rows) == 4
     for row in rows:
         assert float(row[1]) > 0 and float(row[2]) > 0 and row[3].endswith("x")
+
+
+def test_bench_population_prints_alone_and_population_rates():
+    rows = table_rows(run_script("benchmarks/bench_population.py", "--sizes", "parity", "--K", "1,2",
+                                 "--seconds", "0.05"))
+    assert [(r[0], r[1]) for r in rows] == [("parity", "1"), ("parity", "2")]
+    for row in rows:
+        assert float(row[2]) > 0 and float(row[3]) > 0 and row[4].endswith("x")
