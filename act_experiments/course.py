@@ -8,7 +8,7 @@ claim that holds with room to spare for every seed and kernel variant measured
 
 Environment variables, read by the functions below:
 
-    ACT_FULL=1          larger live runs (a few minutes each instead of about a minute)
+    ACT_FULL=1          larger live runs (a few minutes each instead of well under one)
     ACT_SEED=n          seed of the live training runs (default 0)
     OMP_NUM_THREADS=n   threads of PyTorch's CPU kernels (default 1: the networks are small)
     ACT_CHECK_LOG=path  append every check's numbers to this JSON-lines file
