@@ -313,7 +313,7 @@ def test_quoted_parity_seed_errors_match_runs_csv():
 # ---------------------------------------------------------------------------------------------
 # Docs and requirements describe machines by size, not by where they were written
 
-WHERE_WRITTEN = re.compile(r"workplace|\blent\b|\bsessions?\b|load average|shared (2-core |two-core )?(machine|vm|cpu)|"
+WHERE_WRITTEN = re.compile(r"workplace|\blent\b|\b(this|first|earlier|later|no) session|load average|shared (2-core |two-core )?(machine|vm|cpu)|"
                            r"sandbox|this machine|course's machine|other people|uncontended", re.I)
 
 
