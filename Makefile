@@ -37,6 +37,7 @@ variant: $(STAMP)
 # Redraw figures/: the sweep figures from results/, then the notebooks' own figures from their
 # live runs (which differ a little from machine to machine; nothing else writes them).
 figures: $(STAMP)
+	$(PY) scripts/plot_architecture.py
 	$(PY) scripts/plot_parity.py
 	$(PY) scripts/plot_parity.py parity8_long --prefix parity_8bit
 	$(PY) scripts/plot_task.py logic

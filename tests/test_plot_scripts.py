@@ -21,3 +21,12 @@ def test_plot_task_writes_four_figures_under_a_prefix(tmp_path):
 def test_plot_task_prefix_defaults_to_the_task(tmp_path):
     sweep = plot_task.load(plot_task.RESULTS / "logic_small")
     assert {p.name.split("_")[0] for p in plot_task.save_all(sweep, tmp_path)} == {"logic"}
+
+
+def test_plot_architecture_writes_the_same_bytes_twice(tmp_path):
+    import plot_architecture
+
+    first = plot_architecture.save(tmp_path / "a")
+    again = plot_architecture.save(tmp_path / "b")
+    assert first == tmp_path / "a" / "act_architecture.png" and first.is_file()
+    assert first.read_bytes() == again.read_bytes()
