@@ -305,6 +305,10 @@ def by_difficulty(task, x, y, mask, wrong, rho):
 # ---------------------------------------------------------------------------------------------
 
 
+class Damaged(ValueError):
+    """A checkpoint or log that cannot be read back as the run left it (the message names the file)."""
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode="w"):
     """Write ``path`` all at once: yields a temporary file beside it that replaces it on success.
@@ -343,9 +347,9 @@ def load_checkpoint(path):
     except FileNotFoundError:
         raise
     except Exception as err:    # a cut or garbled file fails in many ways (zip, npy, JSON): all mean "damaged"
-        raise ValueError(f"{path} is damaged or not a checkpoint ({type(err).__name__}: {err})") from None
+        raise Damaged(f"{path} is damaged or not a checkpoint ({type(err).__name__}: {err})") from None
     if not isinstance(meta, dict) or not {"iteration", "config", "backend", "data_rng", "window"} <= set(meta):
-        raise ValueError(f"{path} is damaged or not a checkpoint (its header lacks the run's state)")
+        raise Damaged(f"{path} is damaged or not a checkpoint (its header lacks the run's state)")
     return state, meta
 
 
@@ -360,7 +364,7 @@ def _parse_log(lines, path):
         except ValueError:
             record = None
         if not isinstance(record, dict) or not isinstance(record.get("iteration"), int):
-            raise ValueError(f"{path} is damaged: line {number} is not a log record")
+            raise Damaged(f"{path} is damaged: line {number} is not a log record")
         records.append(record)
     return records
 
@@ -386,11 +390,11 @@ def _log_at_checkpoint(path, meta):
         return "".join(json.dumps(r) + "\n" for r in records).encode()
     size = meta["log_bytes"]
     if len(raw) < size:
-        raise ValueError(f"{path} is damaged: it holds {len(raw)} bytes, the checkpoint saw {size}")
+        raise Damaged(f"{path} is damaged: it holds {len(raw)} bytes, the checkpoint saw {size}")
     kept = raw[:size]
     records = _parse_log(kept.splitlines(), path)
     if (kept and not kept.endswith(b"\n")) or any(r["iteration"] > meta["iteration"] for r in records):
-        raise ValueError(f"{path} is damaged: it does not match the checkpoint at iteration {meta['iteration']}")
+        raise Damaged(f"{path} is damaged: it does not match the checkpoint at iteration {meta['iteration']}")
     return kept
 
 
@@ -591,6 +595,16 @@ def _train(config, backend, checkpoint, progress, stop):
     def diverged(iteration, problem):
         return Diverged(f"training diverged at iteration {iteration}: {problem}; a smaller --lr may help")
 
+    @contextlib.contextmanager
+    def diverging_at(iteration):
+        # the backends refuse NaN or inf parameters with a ValueError: that one means divergence
+        try:
+            yield
+        except ValueError as err:
+            if "NaN or inf" not in str(err):
+                raise
+            raise diverged(iteration, err) from err
+
     if checkpoint is None:
         # before anything is logged: a folder with a log always has a checkpoint to resume from
         checkpoint_now(0, 0)
@@ -601,12 +615,8 @@ def _train(config, backend, checkpoint, progress, stop):
             log.flush()       # the record is the OS's before any later checkpoint counts it
 
         def run_eval(iteration):
-            try:
+            with diverging_at(iteration):
                 fields, wrong, rho = evaluate(model, config, held_out)
-            except ValueError as err:
-                if "NaN or inf" not in str(err):    # only the backends' refusal of NaN/inf parameters
-                    raise
-                raise diverged(iteration, err) from err
             write({"kind": "eval", "iteration": iteration, **fields,
                    "time_s": elapsed(), "train_time_s": train_time})
             return fields, wrong, rho
@@ -623,12 +633,8 @@ def _train(config, backend, checkpoint, progress, stop):
                     break
                 x, y, mask = tasks.make_batch(task, data_rng, config["batch_size"], **opts)
                 tick = time.perf_counter()
-                try:
+                with diverging_at(it):
                     stats = model.train_step(x, y, mask)
-                except ValueError as err:
-                    if "NaN or inf" not in str(err):    # only the backends' refusal of NaN/inf parameters
-                        raise
-                    raise diverged(it, err) from err
                 if not math.isfinite(stats["loss"]):
                     raise diverged(it, f"the loss is {stats['loss']}")
                 train_time += time.perf_counter() - tick

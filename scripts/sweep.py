@@ -129,13 +129,15 @@ def run_one(job):
     from act_torch.train import TorchBackend
     run_id, options = job
     try:
-        try:
-            if not (Path(options["out"]) / "checkpoint.npz").exists():
-                raise ValueError("nothing to resume: damaged or never started")
-            config, checkpoint = training.prepare(options, TorchBackend, resume=True)
-        except ValueError as err:
-            if "damaged" not in str(err) and "nothing to resume" not in str(err):
-                raise          # e.g. a run folder from an earlier sweep with other options: keep it
+        config = None
+        if (Path(options["out"]) / "checkpoint.npz").exists():
+            try:
+                # any other refusal (e.g. a run folder from an earlier sweep with other options)
+                # goes up and stops the sweep, and the folder is kept
+                config, checkpoint = training.prepare(options, TorchBackend, resume=True)
+            except training.Damaged:
+                pass
+        if config is None:
             # nothing to resume, or a damaged checkpoint or log: start the run over
             shutil.rmtree(options["out"], ignore_errors=True)
             config, checkpoint = training.prepare(options, TorchBackend)
