@@ -1,6 +1,6 @@
 """Train ACT with the NumPy reference: ``python -m act_numpy.train --help``.
 
-The loop, options, logs and checkpoints live in ``training.py`` and are shared with the PyTorch
+The loop, options, logs and checkpoints live in ``act_experiments/training.py``, shared with the PyTorch
 backend (``python -m act_torch.train``, the fast one). This file only says how NumPy holds the
 model and takes a step: ACTModel.loss (forward, hand-written backward) and Adam.
 
@@ -9,14 +9,14 @@ model and takes a step: ACTModel.loss (forward, hand-written backward) and Adam.
 
 import numpy as np
 
-from . import training
+from act_experiments import training
 from .losses import LOSSES
 from .model import ACTModel, sequence_steps
 from .optim import Adam
 
 
 class NumpyBackend:
-    """An ACTModel and its Adam optimiser, built from a training config (see training.py)."""
+    """An ACTModel and its Adam optimiser, built from a training config (see act_experiments/training.py)."""
 
     name = "numpy"
     default_dtype = "float64"

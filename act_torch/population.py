@@ -1,6 +1,6 @@
 """A population: K ACT networks of one shape trained as one program, their parameters stacked.
 
-    pop = Population([config_0, config_1, ...])      # training configs (act_numpy.training)
+    pop = Population([config_0, config_1, ...])      # training configs (act_experiments.training)
     stats = pop.train_step(x, y, mask)               # x (K, B, T, D): one batch per member
 
 Training many small networks one at a time wastes the machine: every operation is a tiny matrix
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from act_numpy import training
+from act_experiments import training
 from act_numpy.model import sequence_steps
 from act_numpy.params import PARAM_NAMES
 

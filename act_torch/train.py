@@ -2,7 +2,7 @@
 
     python -m act_torch.train --task parity --bits 16 --hidden 128 --lr 1e-3 --iterations 5000
 
-The loop, options, logs and checkpoints are the NumPy package's (``act_numpy/training.py``), so
+The loop, options, logs and checkpoints are the experiment package's (``act_experiments/training.py``), so
 both backends train, log and resume the same way. This file only says how PyTorch holds the
 model and takes a step:
 
@@ -24,7 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from act_numpy import training
+from act_experiments import training
 from act_numpy.model import sequence_steps
 
 from .module import ACT
@@ -33,7 +33,7 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
 class TorchBackend:
-    """An ACT module and torch.optim.Adam, built from a training config (see act_numpy/training.py)."""
+    """An ACT module and torch.optim.Adam, built from a training config (see act_experiments/training.py)."""
 
     name = "torch"
     default_dtype = "float32"

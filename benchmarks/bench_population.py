@@ -17,7 +17,7 @@ import time
 import numpy as np
 import torch
 
-from act_numpy import tasks, training
+from act_experiments import tasks, training
 from act_torch.population import Population
 from act_torch.train import TorchBackend
 from bench_act import halting_bias_for

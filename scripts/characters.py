@@ -5,7 +5,7 @@
         --iterations 400 --eval-every 50 --eval-size 200
 
 Every (tau, seed) pair, and each seed with --no-act, is one run of the shared training loop on
-the task "characters" (act_numpy/text.py), started by scripts/sweep.py's worker in a pool of
+the task "characters" (act_experiments/text.py), started by scripts/sweep.py's worker in a pool of
 processes. Every run gets the same number of iterations: a fixed budget of data, not of compute
 (an ACT run that ponders more does more work per byte). Then each trained network is read back
 from its checkpoint and run once more, on the CPU, over
@@ -51,7 +51,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sweep  # noqa: E402  (the worker, the job list, the checks, the lock, the CSV writer)
 
-from act_numpy import training  # noqa: E402
+from act_experiments import training  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSAGE_CHUNKS = 4          # the passage: this many consecutive chunks of --seq-len bytes
@@ -88,7 +88,7 @@ def parse_args(argv=None):
 
 def load_backend(folder, device="cpu"):
     """The TorchBackend of a finished run, with its final parameters, and the run's config."""
-    from act_numpy.training import load_checkpoint
+    from act_experiments.training import load_checkpoint
     from act_torch.train import TorchBackend
     state, meta = load_checkpoint(Path(folder) / "checkpoint.npz")
     config = dict(meta["config"], device=device)
@@ -121,14 +121,14 @@ def per_byte(backend, x, y, batch_size=64):
 
 def held_out_set(config):
     """The run's held-out chunks, drawn again exactly as the training loop drew them."""
-    from act_numpy import tasks, training
+    from act_experiments import tasks, training
     rng = np.random.default_rng([config["eval_seed"], training.EVAL_STREAM])
     return tasks.make_held_out(config["task"], rng, config["eval_size"], **config["task_options"])
 
 
 def passage_batch(config, chunks):
     """(codes (K, T), x, y, mask): a fixed passage of held-out text as K consecutive chunks."""
-    from act_numpy import text
+    from act_experiments import text
     T, data = config["task_options"]["seq_len"], config["task_options"]["data"]
     codes = text.passage(data, length=chunks * T + 1).astype(np.int64)
     rows = np.stack([codes[k * T:(k + 1) * T + 1] for k in range(chunks)])   # each one byte longer
@@ -138,7 +138,7 @@ def passage_batch(config, chunks):
 
 def analyse(run_id, folder, chunks):
     """The first-step and later-step ponder, classes.csv rows and passage.csv rows of one run."""
-    from act_numpy import text
+    from act_experiments import text
     backend, config = load_backend(folder)
     x, y, _ = held_out_set(config)
     rho, _, bits = per_byte(backend, x, y)
@@ -197,7 +197,7 @@ def collect(jobs, out_dir, chunks):
 
 def corpus_facts(data):
     """Size, sha256 and the unigram and bigram baselines (bits per byte) of the text."""
-    from act_numpy import text
+    from act_experiments import text
     train, held_out = text.split(data)
     return {"data": data or "pydoc_data.topics", "bytes": int(len(train) + len(held_out)),
             "held_out_bytes": int(len(held_out)), "sha256": text.corpus_sha256(data),

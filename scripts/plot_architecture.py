@@ -28,7 +28,7 @@ from matplotlib.patches import FancyBboxPatch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from act_numpy.figures import save_figure  # noqa: E402
+from act_experiments.figures import save_figure  # noqa: E402
 
 NAME = "act_architecture"
 

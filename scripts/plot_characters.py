@@ -4,7 +4,7 @@
     python scripts/plot_characters.py --results results/characters_small --figures /tmp
 
 By default the results are results/characters (the large run) when it exists, else
-results/characters_small (the reduced CPU run). The figures go through act_numpy.figures.save_figure:
+results/characters_small (the reduced CPU run). The figures go through act_experiments.figures.save_figure:
 
     characters_bpc.png      held-out bits per character per tau beside the no-ACT baseline and the
                             unigram and bigram baselines of the text; mean ponder per tau
@@ -27,8 +27,8 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from act_numpy import text
-from act_numpy.figures import save_figure
+from act_experiments import text
+from act_experiments.figures import save_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 LARGE, SMALL = ROOT / "results" / "characters", ROOT / "results" / "characters_small"

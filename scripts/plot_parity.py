@@ -5,7 +5,7 @@
     python scripts/plot_parity.py parity_pilot --figures /tmp/figs --prefix pilot
 
 Reads the files scripts/sweep.py writes into results/<name>/ (runs.csv, difficulty.csv,
-curves.csv, sweep.json) and saves four figures with act_numpy.figures.save_figure:
+curves.csv, sweep.json) and saves four figures with act_experiments.figures.save_figure:
 
     <prefix>_error_per_tau.png     sequence error per tau: mean over seeds as bars, standard
                                    error as whiskers, each seed as a dot, the no-ACT bar beside

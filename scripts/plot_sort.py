@@ -5,7 +5,7 @@
     python scripts/plot_sort.py --figures /tmp/figs    # somewhere other than figures/
 
 The input is what scripts/sweep.py leaves in results/<sweep>/ (runs.csv, difficulty.csv,
-curves.csv, sweep.json). Four PNGs come out, through act_numpy.figures.save_figure, so the same
+curves.csv, sweep.json). Four PNGs come out, through act_experiments.figures.save_figure, so the same
 CSV files always give the same bytes:
 
     sort_error_per_tau.png     held-out sequence error for each tau and for no ACT: bar = mean

@@ -6,7 +6,7 @@
     python scripts/plot_task.py addition --sweep addition_3digit --prefix addition_3digit
 
 Reads what scripts/sweep.py wrote into results/<sweep>/ (runs.csv, difficulty.csv, curves.csv,
-sweep.json) and saves four figures through act_numpy.figures.save_figure, so the PNGs have no
+sweep.json) and saves four figures through act_experiments.figures.save_figure, so the PNGs have no
 timestamp and the same CSV files always give the same bytes:
 
     <task>_error_per_tau.png     final held-out sequence error per tau: the mean over seeds as a
@@ -48,7 +48,7 @@ SWEEPS = {
     "addition": ("addition", "addition_long", "addition_small"),
 }
 
-# What the x axis of the difficulty figure counts, per task (act_numpy.tasks.difficulty).
+# What the x axis of the difficulty figure counts, per task (act_experiments.tasks.difficulty).
 DIFFICULTY_LABEL = {
     "logic": "number of gates in the input vector",
     "addition": "number of digits of the input number",

@@ -4,7 +4,7 @@
     python scripts/plot_time_penalty.py --figures /tmp   # somewhere other than figures/
 
 Each sweep written by scripts/sweep.py (parity*, logic*, addition*, sort*, whichever exist) adds
-one line to each figure; the figures go through act_numpy.figures.save_figure:
+one line to each figure; the figures go through act_experiments.figures.save_figure:
 
     time_penalty_tradeoff.png         mean ponder (top) and mean sequence error (bottom) against
                                       tau, one line per sweep, its no-ACT error as a dashed line

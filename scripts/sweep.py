@@ -43,7 +43,7 @@ import sys
 import time
 from pathlib import Path
 
-from act_numpy import training
+from act_experiments import training
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_FILE, LOCK_FILE = "sweep_config.json", "sweep.lock"

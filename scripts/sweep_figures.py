@@ -19,7 +19,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from act_numpy.figures import save_figure
+from act_experiments.figures import save_figure
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -306,7 +306,7 @@ def plot_learning_curves(sweep, colours, title, reference=None, error_ylim=(-0.0
 
 def save_figures(figures, data, prefix, directory=None):
     """Draw each figure of `figures` ({name: draw(data)}) and save it as <prefix>_<name>.png
-    through act_numpy.figures.save_figure; returns the paths."""
+    through act_experiments.figures.save_figure; returns the paths."""
     paths = []
     for name, draw in figures.items():
         fig = draw(data)

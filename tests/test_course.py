@@ -14,7 +14,7 @@ import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
 from act_experiments import course  # noqa: E402
-from act_numpy import figures  # noqa: E402
+from act_experiments import figures  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

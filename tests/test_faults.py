@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 
-from act_numpy import training
+from act_experiments import training
 from act_numpy.train import NumpyBackend
 
 torch = pytest.importorskip("torch")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from act_numpy import training
+from act_experiments import training
 
 torch = pytest.importorskip("torch")
 

@@ -1,12 +1,12 @@
-"""Tests for act_numpy.tasks: shapes, seeds, and every target recomputed independently."""
+"""Tests for act_experiments.tasks: shapes, seeds, and every target recomputed independently."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from act_numpy import tasks
-from act_numpy.tasks import make_batch
+from act_experiments import tasks
+from act_experiments.tasks import make_batch
 
 SEEDS = st.integers(0, 2**32 - 1)
 SMALL_OPTIONS = {

@@ -1,4 +1,4 @@
-"""Tests for act_numpy.text and the "characters" task: corpus, split, batches, options, training."""
+"""Tests for act_experiments.text and the "characters" task: corpus, split, batches, options, training."""
 
 import json
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from act_numpy import tasks, text, training
+from act_experiments import tasks, text, training
 from act_numpy.train import NumpyBackend
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_numpy import tasks
+from act_experiments import tasks
 from act_numpy.halting import halting_weights
 from act_numpy.model import ACTModel, sequence_steps
 

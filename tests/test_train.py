@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from act_numpy import tasks, training
+from act_experiments import tasks, training
 from act_numpy.train import NumpyBackend
 
 torch = pytest.importorskip("torch")

@@ -70,8 +70,8 @@ import numpy as np
 from tqdm import tqdm
 
 from . import tasks, text
-from .model import sequence_steps
-from .params import init_params
+from act_numpy.model import sequence_steps
+from act_numpy.params import init_params
 
 # ---------------------------------------------------------------------------------------------
 # Defaults
