@@ -48,6 +48,8 @@ class Population:
     (K, *shape of the single network's parameter), e.g. W_s (K, H, G).
     """
 
+    name = "torch"
+
     def __init__(self, configs):
         configs = list(configs)
         if not configs:
@@ -72,8 +74,9 @@ class Population:
         self.tau = torch.tensor([c["tau"] for c in configs], **as_t)
         self.threshold = torch.tensor([1.0 - c["epsilon"] for c in configs], **as_t).view(column)
         self.max_ponder = torch.tensor([c["max_ponder"] for c in configs], device=self.device).view(column)
-        self.lr = [float(c["lr"]) for c in configs]
-        self.adam_t = 0
+        self.lr = torch.tensor([float(c["lr"]) for c in configs], dtype=torch.float64)
+        # Adam's step count per member: members may resume from checkpoints of different ages
+        self.adam_t = np.zeros(self.K, dtype=np.int64)
         self.adam_m = {k: torch.zeros_like(p) for k, p in self.params.items()}
         self.adam_v = {k: torch.zeros_like(p) for k, p in self.params.items()}
 
@@ -196,18 +199,44 @@ class Population:
 
     @torch.no_grad()
     def _adam(self):
-        """torch.optim.Adam's update (its defaults), every member with its own learning rate."""
+        """torch.optim.Adam's update (its defaults), every member with its own learning rate and
+        step count. The per-member factors are computed in float64 on the host, as torch's Adam
+        computes its scalars in Python floats."""
         self.adam_t += 1
-        bias1, bias2_sqrt = 1 - BETA1 ** self.adam_t, math.sqrt(1 - BETA2 ** self.adam_t)
+        bias1 = 1 - BETA1 ** self.adam_t.astype(np.float64)
+        bias2_sqrt = np.sqrt(1 - BETA2 ** self.adam_t.astype(np.float64))
+        step_size = -self.lr.numpy() / bias1
         for k, p in self.params.items():
             g = p.grad if p.grad is not None else torch.zeros_like(p)
             m, v = self.adam_m[k], self.adam_v[k]
             m.lerp_(g, 1 - BETA1)
             v.mul_(BETA2).addcmul_(g, g, value=1 - BETA2)
-            step = torch.tensor([-lr / bias1 for lr in self.lr], dtype=p.dtype, device=p.device)
-            denom = (v.sqrt() / bias2_sqrt).add_(ADAM_EPS)
-            p.add_(step.view(-1, *[1] * (p.dim() - 1)) * m / denom)
+            column = (-1,) + (1,) * (p.dim() - 1)
+            step = torch.tensor(step_size, dtype=p.dtype, device=p.device).view(column)
+            root = torch.tensor(bias2_sqrt, dtype=p.dtype, device=p.device).view(column)
+            denom = (v.sqrt() / root).add_(ADAM_EPS)
+            p.add_(step * m / denom)
 
     def member_params(self, k):
         """Member k's parameters as float64 NumPy arrays (the single network's shapes)."""
         return {name: p[k].detach().cpu().numpy().astype(np.float64) for name, p in self.params.items()}
+
+    def member_state(self, k):
+        """Member k's parameters and Adam state in the layout of TorchBackend.state_dict(), so a
+        member's checkpoint resumes as a single run and a single run's as a member."""
+        state = {"adam_t": np.array(int(self.adam_t[k]))}
+        for name, p in self.params.items():
+            state[f"param/{name}"] = p[k].detach().cpu().numpy().copy()
+            state[f"adam_m/{name}"] = self.adam_m[name][k].cpu().numpy().copy()
+            state[f"adam_v/{name}"] = self.adam_v[name][k].cpu().numpy().copy()
+        return state
+
+    def load_member_state(self, k, state):
+        """Set member k from a state dict of TorchBackend.state_dict()'s layout."""
+        as_t = dict(dtype=self.dtype, device=self.device)
+        with torch.no_grad():
+            for name, p in self.params.items():
+                p[k].copy_(torch.as_tensor(state[f"param/{name}"], **as_t))
+                self.adam_m[name][k].copy_(torch.as_tensor(state[f"adam_m/{name}"], **as_t))
+                self.adam_v[name][k].copy_(torch.as_tensor(state[f"adam_v/{name}"], **as_t))
+        self.adam_t[k] = int(state["adam_t"])
