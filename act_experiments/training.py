@@ -254,7 +254,8 @@ class Tally:
         s["errors"] += int(np.asarray(stats["wrong"]).any(axis=1).sum())
         s["rho"] += float(np.asarray(stats["rho"], dtype=np.float64)[steps].sum())
         s["steps"] += int(steps.sum())
-        s["max_N"] = max(s["max_N"], int(np.asarray(stats["N"])[steps].max()))
+        # initial=0: a chunk may hold no step with a target (an addition sequence of one number)
+        s["max_N"] = max(s["max_N"], int(np.asarray(stats["N"])[steps].max(initial=0)))
         s["targets"] = s.get("targets", 0.0) + float(np.sum(mask))
 
     def fields(self, tau=None):
@@ -528,16 +529,133 @@ def _options_of(config):
 
 def evaluate(model, config, data):
     """Evaluate on the held-out set in chunks of batch_size rows; returns (fields, per-row stats)."""
-    x, y, mask = data
-    tally, wrong, rho = Tally(), [], []
-    text_tau = config["tau"] if config["task"] in tasks.TEXT_TASKS else None
-    for start in range(0, x.shape[0], config["batch_size"]):
-        part = slice(start, start + config["batch_size"])
-        stats = model.evaluate(x[part], y[part], mask[part])
-        tally.add(stats, mask[part])
-        wrong.append(np.asarray(stats["wrong"]))
-        rho.append(np.asarray(stats["rho"], dtype=np.float64))
-    return tally.fields(text_tau), np.concatenate(wrong), np.concatenate(rho)
+    return _evaluate_runs(_Alone(model), [config], [data])[0]
+
+
+def _evaluate_runs(stepper, configs, held_out):
+    """Evaluate every run on its own held-out set, in chunks of batch_size rows, all runs at once.
+
+    Returns, per run, (fields, wrong (E, T), rho (E, T)) for its E held-out sequences.
+    """
+    tallies = [Tally() for _ in configs]
+    wrong, rho = [[] for _ in configs], [[] for _ in configs]
+    size, batch = len(held_out[0][0]), configs[0]["batch_size"]
+    for start in range(0, size, batch):
+        part = slice(start, start + batch)
+        chunks = [(x[part], y[part], mask[part]) for x, y, mask in held_out]
+        for k, stats in enumerate(stepper.evaluate(chunks)):
+            tallies[k].add(stats, chunks[k][2])
+            wrong[k].append(np.asarray(stats["wrong"]))
+            rho[k].append(np.asarray(stats["rho"], dtype=np.float64))
+    return [(tally.fields(_text_tau(c)), np.concatenate(w), np.concatenate(r))
+            for tally, c, w, r in zip(tallies, configs, wrong, rho)]
+
+
+def _text_tau(config):
+    """tau for a text task (its records add bits per char, eq. 12 read backwards), else None."""
+    return config["tau"] if config["task"] in tasks.TEXT_TASKS else None
+
+
+class _Alone:
+    """One backend model, seen by the loop as a population of one."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def train_step(self, batches):
+        return [self.model.train_step(*batches[0])]
+
+    def evaluate(self, batches):
+        return [self.model.evaluate(*batches[0])]
+
+    def state(self, k):
+        return self.model.state_dict()
+
+    def load_state(self, k, state):
+        self.model.load_state_dict(state)
+
+
+class _Stacked:
+    """A population (act_torch.population or act_numpy.population): member k is run k; every
+    step stacks the runs' batches on a leading axis."""
+
+    def __init__(self, population):
+        self.population = population
+
+    def train_step(self, batches):
+        return self.population.train_step(*(np.stack(parts) for parts in zip(*batches)))
+
+    def evaluate(self, batches):
+        return self.population.evaluate(*(np.stack(parts) for parts in zip(*batches)))
+
+    def state(self, k):
+        return self.population.member_state(k)
+
+    def load_state(self, k, state):
+        self.population.load_member_state(k, state)
+
+
+class _Run:
+    """One run's part of the loop: its data stream, held-out set, log, open log window, timings.
+
+    The model lives in the stepper (one network, or member k of a population); the loop moves
+    every run forward together, one iteration at a time.
+    """
+
+    def __init__(self, config, checkpoint):
+        self.config, task, opts = config, config["task"], config["task_options"]
+        self.out = Path(config["out"])
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.log_path, self.ckpt_path = self.out / "log.jsonl", self.out / "checkpoint.npz"
+        self.data_rng = np.random.default_rng([config["seed"], DATA_STREAM])
+        eval_rng = np.random.default_rng([config["eval_seed"], EVAL_STREAM])
+        self.held_out = tasks.make_held_out(task, eval_rng, config["eval_size"], **opts)   # drawn once
+        self.data_hash = data_sha256(config)
+        self.start, self.window, self.time_before, self.train_time = 0, Tally(), 0.0, 0.0
+        self.state, self.log, self.final = None, None, None
+        if checkpoint is not None:
+            self.state, meta = checkpoint
+            self.data_rng.bit_generator.state = meta["data_rng"]
+            self.start, self.window = meta["iteration"], Tally(meta["window"])
+            self.time_before, self.train_time = meta["time_s"], meta["train_time_s"]
+            _truncate_log(self.log_path, meta)
+
+    def batch(self):
+        """The run's next training batch, from its own data stream."""
+        c = self.config
+        return tasks.make_batch(c["task"], self.data_rng, c["batch_size"], **c["task_options"])
+
+    def write(self, record):
+        self.log.write((json.dumps(record) + "\n").encode())
+        self.log.flush()       # the record is the OS's before any later checkpoint counts it
+
+    def save(self, iteration, state, backend_name, elapsed):
+        """Write the checkpoint of this run at ``iteration``: the model's state and the loop's."""
+        log_bytes = 0
+        if self.log is not None:
+            # the log's bytes reach the disk before a checkpoint that counts them: after a power
+            # cut the log is never shorter than the checkpoint says
+            os.fsync(self.log.fileno())
+            log_bytes = self.log.tell()
+        meta = {"iteration": iteration, "data_rng": self.data_rng.bit_generator.state,
+                "window": self.window.sums, "log_bytes": log_bytes, "data_sha256": self.data_hash,
+                "time_s": self.time_before + elapsed, "train_time_s": self.train_time,
+                "backend": backend_name, "config": self.config}
+        save_checkpoint(self.ckpt_path, state, meta)
+
+    def summary(self, backend_name, elapsed):
+        """The run's summary.json, from its final evaluation."""
+        fields, wrong, rho = self.final
+        c = self.config
+        return {
+            "backend": backend_name,
+            "iterations": c["iterations"],
+            "final_eval": {**fields, "by_difficulty": by_difficulty(c["task"], *self.held_out, wrong, rho)},
+            "time_s": self.time_before + elapsed,
+            "train_time_s": self.train_time,
+            "iterations_per_s": c["iterations"] / self.train_time if self.train_time > 0 else None,
+            "config": c,
+        }
 
 
 def train(config, backend, checkpoint=None, progress=True):
@@ -547,53 +665,75 @@ def train(config, backend, checkpoint=None, progress=True):
     progress: show a tqdm bar. Raises Stopped after SIGINT or SIGTERM (once the checkpoint is
     written) and Diverged when the loss or the parameters stop being finite.
     """
+    runs = [_Run(config, checkpoint)]
     with _StopRequests() as stop:
-        return _train(config, backend, checkpoint, progress, stop)
+        return _loop(runs, _Alone(backend(config)), backend.name, progress, stop)[0]
 
 
-def _train(config, backend, checkpoint, progress, stop):
-    out = Path(config["out"])
-    out.mkdir(parents=True, exist_ok=True)
-    log_path, ckpt_path = out / "log.jsonl", out / "checkpoint.npz"
-    task, opts = config["task"], config["task_options"]
+# what the runs trained as one population must share besides the shape of the computation:
+# they take their steps, evaluations and checkpoints together
+IN_STEP = ("iterations", "eval_every", "eval_size")
 
-    model = backend(config)
-    data_rng = np.random.default_rng([config["seed"], DATA_STREAM])
-    eval_rng = np.random.default_rng([config["eval_seed"], EVAL_STREAM])
-    held_out = tasks.make_held_out(task, eval_rng, config["eval_size"], **opts)   # drawn once
-    text_tau = config["tau"] if task in tasks.TEXT_TASKS else None      # bits per char for text
-    data_hash = data_sha256(config)
 
-    start, window, time_before, train_time_before = 0, Tally(), 0.0, 0.0
-    if checkpoint is not None:
-        state, meta = checkpoint
-        model.load_state_dict(state)
-        data_rng.bit_generator.state = meta["data_rng"]
-        start, window = meta["iteration"], Tally(meta["window"])
-        time_before, train_time_before = meta["time_s"], meta["train_time_s"]
-        _truncate_log(log_path, meta)
+def train_population(configs, backend, population, checkpoints=None, progress=True):
+    """Train K runs as one population: each run writes its own log, checkpoints and summary, the
+    same files as ``train`` writes for it alone (and the same numbers, to rounding).
+
+    configs: K full configs of ``backend`` (``make_config``); population: the backend's
+    population class (act_torch.population.Population or act_numpy.population.Population).
+    checkpoints: None, or K entries of (state, meta) from prepare(), or None for a run that
+    starts fresh; every run must start from the same iteration. A run's checkpoints resume it
+    alone too, and a run saved alone resumes as a member. "train_time_s" of a run is the
+    population's training time divided by K (its share); "time_s" is the population's wall time.
+    Returns the K summaries. Raises Stopped and Diverged as ``train`` does.
+    """
+    configs = list(configs)
+    if not configs:
+        raise ValueError("configs must hold at least one run")
+    checkpoints = list(checkpoints) if checkpoints is not None else [None] * len(configs)
+    if len(checkpoints) != len(configs):
+        raise ValueError(f"checkpoints must have one entry per config: {len(checkpoints)} for {len(configs)}")
+    for key in IN_STEP:
+        values = sorted({c[key] for c in configs})
+        if len(values) > 1:
+            raise ValueError(f"the runs of a population must share {key}; got {values}")
+    starts = sorted({0 if ck is None else ck[1]["iteration"] for ck in checkpoints})
+    if len(starts) > 1:
+        raise ValueError(f"the runs of a population must resume from the same iteration; got {starts}")
+    outs = [c["out"] for c in configs]
+    if len(set(outs)) < len(outs):
+        raise ValueError("every run of a population needs its own out folder")
+    runs = [_Run(c, ck) for c, ck in zip(configs, checkpoints)]
+    with _StopRequests() as stop:
+        return _loop(runs, _Stacked(population(configs)), backend.name, progress, stop)
+
+
+def _loop(runs, stepper, backend_name, progress, stop):
+    """Train the runs together (one stepper step moves them all); returns their summaries."""
+    K, first = len(runs), runs[0].config
+    iterations, eval_every = first["iterations"], first["eval_every"]
+    checkpoint_every = min(r.config["checkpoint_every"] for r in runs)
+    task = first["task"]
+    for k, run in enumerate(runs):
+        if run.state is not None:
+            stepper.load_state(k, run.state)
 
     clock = time.perf_counter()
-    train_time = train_time_before
+    start = runs[0].start
     saved_at, last_save = start, clock       # the iteration and the time of the last checkpoint
 
     def elapsed():
-        return time_before + time.perf_counter() - clock
+        return time.perf_counter() - clock
 
-    def checkpoint_now(iteration, log_bytes, log=None):
+    def checkpoint_now(iteration):
         nonlocal saved_at, last_save
-        if log is not None:
-            # the log's bytes reach the disk before a checkpoint that counts them: after a power
-            # cut the log is never shorter than the checkpoint says
-            os.fsync(log.fileno())
-        meta = {"iteration": iteration, "data_rng": data_rng.bit_generator.state, "window": window.sums,
-                "log_bytes": log_bytes, "data_sha256": data_hash, "time_s": elapsed(),
-                "train_time_s": train_time, "backend": backend.name, "config": config}
-        save_checkpoint(ckpt_path, model.state_dict(), meta)
+        for k, run in enumerate(runs):
+            run.save(iteration, stepper.state(k), backend_name, elapsed())
         saved_at, last_save = iteration, time.perf_counter()
 
-    def diverged(iteration, problem):
-        return Diverged(f"training diverged at iteration {iteration}: {problem}; a smaller --lr may help")
+    def diverged(iteration, problem, run=None):
+        where = f" ({run.out})" if K > 1 and run is not None else ""
+        return Diverged(f"training diverged at iteration {iteration}{where}: {problem}; a smaller --lr may help")
 
     @contextlib.contextmanager
     def diverging_at(iteration):
@@ -605,79 +745,79 @@ def _train(config, backend, checkpoint, progress, stop):
                 raise
             raise diverged(iteration, err) from err
 
-    if checkpoint is None:
+    def run_eval(iteration):
+        with diverging_at(iteration):
+            results = _evaluate_runs(stepper, [r.config for r in runs], [r.held_out for r in runs])
+        for run, result in zip(runs, results):
+            run.write({"kind": "eval", "iteration": iteration, **result[0],
+                       "time_s": run.time_before + elapsed(), "train_time_s": run.train_time})
+            run.final = result
+        return results[0][0]
+
+    if start == 0:
         # before anything is logged: a folder with a log always has a checkpoint to resume from
-        checkpoint_now(0, 0)
+        checkpoint_now(0)
 
-    with open(log_path, "ab") as log:
-        def write(record):
-            log.write((json.dumps(record) + "\n").encode())
-            log.flush()       # the record is the OS's before any later checkpoint counts it
-
-        def run_eval(iteration):
-            with diverging_at(iteration):
-                fields, wrong, rho = evaluate(model, config, held_out)
-            write({"kind": "eval", "iteration": iteration, **fields,
-                   "time_s": elapsed(), "train_time_s": train_time})
-            return fields, wrong, rho
-
-        final = None
+    with contextlib.ExitStack() as files:
+        for run in runs:
+            run.log = files.enter_context(open(run.log_path, "ab"))
         if start == 0:
-            final = run_eval(0)
+            run_eval(0)
         done = start
-        bar = tqdm(total=config["iterations"], initial=start, disable=not progress,
-                   desc=f"{backend.name} {task}", dynamic_ncols=True)
+        desc = f"{backend_name} {task}" + (f" x{K}" if K > 1 else "")
+        bar = tqdm(total=iterations, initial=start, disable=not progress, desc=desc, dynamic_ncols=True)
         try:
-            for it in range(start + 1, config["iterations"] + 1):
+            for it in range(start + 1, iterations + 1):
                 if stop.signum is not None:
                     break
-                x, y, mask = tasks.make_batch(task, data_rng, config["batch_size"], **opts)
+                batches = [run.batch() for run in runs]
                 tick = time.perf_counter()
                 with diverging_at(it):
-                    stats = model.train_step(x, y, mask)
-                if not math.isfinite(stats["loss"]):
-                    raise diverged(it, f"the loss is {stats['loss']}")
-                train_time += time.perf_counter() - tick
-                window.add(stats, mask)
+                    results = stepper.train_step(batches)
+                spent = (time.perf_counter() - tick) / K      # each run's share of the step
+                for run, stats, batch in zip(runs, results, batches):
+                    if not math.isfinite(stats["loss"]):
+                        raise diverged(it, f"the loss is {stats['loss']}", run)
+                    run.train_time += spent
+                    run.window.add(stats, batch[2])
                 bar.update(1)
-                if it % config["log_every"] == 0 or it == config["iterations"]:
-                    fields = window.fields(text_tau)
-                    write({"kind": "train", "iteration": it, **fields})
-                    bar.set_postfix(loss=f"{fields['loss']:.4f}", **_headline(fields),
-                                    ponder=f"{fields['mean_ponder']:.2f}", refresh=False)
-                    window = Tally()
-                if (config["eval_every"] and it % config["eval_every"] == 0) or it == config["iterations"]:
-                    final = run_eval(it)
-                    fields = final[0]
+                for run in runs:
+                    if it % run.config["log_every"] == 0 or it == iterations:
+                        fields = run.window.fields(_text_tau(run.config))
+                        run.write({"kind": "train", "iteration": it, **fields})
+                        run.window = Tally()
+                        if run is runs[0]:
+                            bar.set_postfix(loss=f"{fields['loss']:.4f}", **_headline(fields),
+                                            ponder=f"{fields['mean_ponder']:.2f}", refresh=False)
+                if (eval_every and it % eval_every == 0) or it == iterations:
+                    fields = run_eval(it)
                     if progress:
-                        bar.write(f"iteration {it}: held-out {_headline(fields, long=True)}, "
+                        member = " (first run)" if K > 1 else ""
+                        bar.write(f"iteration {it}: held-out{member} {_headline(fields, long=True)}, "
                                   f"mean ponder {fields['mean_ponder']:.3f}")
-                    checkpoint_now(it, log.tell(), log)
-                elif time.perf_counter() - last_save >= config["checkpoint_every"]:
-                    checkpoint_now(it, log.tell(), log)
+                    checkpoint_now(it)
+                elif time.perf_counter() - last_save >= checkpoint_every:
+                    checkpoint_now(it)
                 done = it
         finally:
             bar.close()
-        if stop.signum is not None and done < config["iterations"]:
+        if stop.signum is not None and done < iterations:
             if saved_at != done:
-                checkpoint_now(done, log.tell(), log)
+                checkpoint_now(done)
             raise Stopped(stop.signum, done)
+        for run in runs:
+            run.log = None
 
-    if final is None:       # resumed at the very end: nothing left to train, evaluate for the summary
-        final = evaluate(model, config, held_out)
-    fields, wrong, rho = final
-    summary = {
-        "backend": backend.name,
-        "iterations": config["iterations"],
-        "final_eval": {**fields, "by_difficulty": by_difficulty(task, *held_out, wrong, rho)},
-        "time_s": elapsed(),
-        "train_time_s": train_time,
-        "iterations_per_s": config["iterations"] / train_time if train_time > 0 else None,
-        "config": config,
-    }
-    with atomic_write(out / "summary.json") as f:
-        json.dump(summary, f, indent=2)
-    return summary
+    if runs[0].final is None:    # resumed at the very end: nothing left to train, evaluate for the summary
+        for run, result in zip(runs, _evaluate_runs(stepper, [r.config for r in runs], [r.held_out for r in runs])):
+            run.final = result
+    summaries = []
+    for run in runs:
+        summary = run.summary(backend_name, elapsed())
+        with atomic_write(run.out / "summary.json") as f:
+            json.dump(summary, f, indent=2)
+        summaries.append(summary)
+    return summaries
 
 
 def _headline(fields, long=False):
