@@ -15,7 +15,14 @@ mean-fielded; the halting unit and the output read h.
 The whole batch is processed together: rows halt at different ponder steps, so every step runs
 for all rows and rows that have already halted get weight p = 0 (a mask, not a Python loop over
 rows). The loop over n stops as soon as every row has halted.
+
+act_forward and act_backward check their arguments and call forward_pass and backward_pass,
+which do the work. Those two also accept leading axes in front of every array: K networks of
+one shape stacked, x (K, B, T, D) and W_s (K, H, G), which is how ``population.py`` trains K
+networks as one program. Every product below is written so that it reads the same either way.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,7 +31,27 @@ from .halting import halting_backward, halting_step
 from .params import PARAM_NAMES, check_inputs
 
 
-def _real_array(name, value, dtype=None):
+class PonderSteps(NamedTuple):
+    """What the ponder steps of one input step t leave for the backward pass.
+
+    The arrays stack the steps n = 1 .. n_t on the axis before the rows (n_t: the most steps
+    any row took; rows that halted earlier have p = 0 there). Shapes for one network; a
+    population's K comes first. ``st.h`` and ``st["h"]`` are the same field.
+    """
+
+    s_in: np.ndarray    # (n_t, B, H) state entering step n (the LSTM's h); s_{t-1} at n = 1, eq. (3)
+    s: np.ndarray       # (n_t, B, H) state s^n the step produced (the LSTM's h)
+    c: np.ndarray       # (n_t, B, H) the LSTM's cell state c^n; None for the tanh RNN
+    h: np.ndarray       # (n_t, B) halting units h^n, eq. (5)
+    p: np.ndarray       # (n_t, B) halting weights p^n, eqs (6) and (8)
+    cell: list          # n_t caches of the cell's forward, for its backward (cells.py)
+
+    def __getitem__(self, key):
+        # by name as well as by position: the notebooks read st["h"], st["s"], ...
+        return getattr(self, key) if isinstance(key, str) else tuple.__getitem__(self, key)
+
+
+def real_array(name, value, dtype=None):
     """``value`` as a finite real array of ``dtype``; ValueError naming ``name`` otherwise.
 
     The one value check for every array argument (x, the parameters, dy, dponder): complex,
@@ -45,13 +72,22 @@ def _real_array(name, value, dtype=None):
 
 def _prepare(x, params, cell, epsilon, max_ponder):
     """Validate and convert inputs; the computation dtype follows x (float32 or float64)."""
-    x = _real_array("x", x)
+    x = real_array("x", x)
     if not isinstance(params, dict):
         raise ValueError("params must be a dict of the seven ACT parameters")
     shapes = {k: np.shape(v) for k, v in params.items()}
-    B, T, D, H, O = check_inputs(x.shape, shapes, cell, epsilon, max_ponder)
-    P = {k: _real_array(f"params[{k!r}]", params[k], x.dtype) for k in PARAM_NAMES}
-    return x, P, (B, T, D, H, O)
+    check_inputs(x.shape, shapes, cell, epsilon, max_ponder)
+    return x, {k: real_array(f"params[{k!r}]", params[k], x.dtype) for k in PARAM_NAMES}
+
+
+def _rows(a):
+    """(..., A, B, F) -> (..., A * B, F): two axes of rows as one, for a single matrix product."""
+    return a.reshape(a.shape[:-3] + (-1, a.shape[-1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward
+# ---------------------------------------------------------------------------------------------
 
 
 def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100):
@@ -61,51 +97,85 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100):
     Returns y (B, T, O), N (B, T) int64 ponder steps taken, R (B, T) remainders, and a cache for
     act_backward. The ponder cost of step t is rho_t = N + R (eq. 10).
     """
-    x, P, (B, T, D, H, O) = _prepare(x, params, cell, epsilon, max_ponder)
-    dtype = x.dtype
-    W_in, w_flag = P["W_x"][:D], P["W_x"][D]   # x~ W_x = x W_in + flag * w_flag
-    xW = x @ W_in                                # (B, T, G): the input part, same for every n
-    cell_forward = rnn_forward if cell == "rnn" else lstm_forward
+    x, P = _prepare(x, params, cell, epsilon, max_ponder)
+    return forward_pass(x, P, cell, epsilon, max_ponder)
 
-    zeros = np.zeros((B, H), dtype=dtype)
+
+def forward_pass(x, P, cell, epsilon, max_ponder):
+    """act_forward on checked arrays, which may carry leading axes (K networks stacked).
+
+    x (..., B, T, D); P: the seven parameters, each (..., *its shape in params.py); epsilon and
+    max_ponder: numbers, or arrays that broadcast against the rows (..., B), e.g. (K, 1).
+    Returns y (..., B, T, O), N (..., B, T), R (..., B, T) and the cache, as act_forward.
+    """
+    *lead, B, T, D = x.shape
+    H = P["W_s"].shape[-2]
+    W_in, w_flag = P["W_x"][..., :D, :], P["W_x"][..., D, :]   # x~ W_x = x W_in + flag * w_flag
+    # the input's part of eq. (3) and the bias, for every t at once: the same for every n
+    xW = (_rows(x) @ W_in + P["b_s"][..., None, :]).reshape(*lead, B, T, -1)
+
+    zeros = np.zeros((*lead, B, H), dtype=x.dtype)
     state = zeros if cell == "rnn" else (zeros, zeros)   # initial state: zeros
-    S = np.empty((B, T, H), dtype=dtype)          # mean-field hidden state per step, eq. (9)
-    N = np.zeros((B, T), dtype=np.int64)
-    R = np.zeros((B, T), dtype=dtype)
-    steps_per_t = []
+    S = np.empty((*lead, B, T, H), dtype=x.dtype)        # mean-field state per input step, eq. (9)
+    N = np.zeros((*lead, B, T), dtype=np.int64)
+    R = np.zeros((*lead, B, T), dtype=x.dtype)
+    steps = []
     for t in range(T):
-        cum = np.zeros(B, dtype=dtype)
-        running = np.ones(B, dtype=bool)
-        mean_h = np.zeros((B, H), dtype=dtype)
-        mean_c = np.zeros((B, H), dtype=dtype) if cell == "lstm" else None
-        steps = {"s_in": [], "s": [], "c": [], "cell": [], "h": [], "p": []}
-        prev, n = state, 0
-        while running.any():
-            n += 1
-            s_prev = prev if cell == "rnn" else prev[0]
-            z = xW[:, t] + s_prev @ P["W_s"] + P["b_s"]          # eq. (3): S(s^{n-1}, x^n)
-            if n == 1:
-                z = z + w_flag                                   # the flag delta_{n,1} = 1
-            new, cell_cache = cell_forward(z, prev)
-            s_new = new if cell == "rnn" else new[0]
-            h = sigmoid(s_new @ P["W_h"] + P["b_h"])[:, 0]     # eq. (5), from the new state
-            p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
-            mean_h += p[:, None] * s_new                         # eq. (9): s_t = sum_n p^n s^n
-            if cell == "lstm":
-                mean_c += p[:, None] * new[1]
-                steps["c"].append(new[1])
-            N[halt, t] = n
-            R[halt, t] = p[halt]                                 # eq. (8): R(t) = p^N
-            for key, value in (("s_in", s_prev), ("s", s_new), ("cell", cell_cache), ("h", h), ("p", p)):
-                steps[key].append(value)
-            prev = new
-        state = mean_h if cell == "rnn" else (mean_h, mean_c)
-        S[:, t] = mean_h
-        steps_per_t.append(steps)
+        state, st, N[..., t], R[..., t] = ponder(xW[..., t, :], w_flag, state, P, cell, epsilon, max_ponder)
+        S[..., t, :] = state if cell == "rnn" else state[0]
+        steps.append(st)
 
-    y = S @ P["W_y"] + P["b_y"]                                  # eq. (9): eq. (4) of the mean field
-    cache = {"x": x, "P": P, "cell": cell, "S": S, "N": N, "steps": steps_per_t}
+    # eq. (9): y_t = sum_n p^n y^n, which is W_y s_t + b_y by linearity
+    y = (_rows(S) @ P["W_y"] + P["b_y"][..., None, :]).reshape(*lead, B, T, -1)
+    cache = {"x": x, "P": P, "cell": cell, "S": S, "N": N, "steps": steps}
     return y, N, R, cache
+
+
+def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
+    """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
+
+    xW_t (..., B, G): x_t W_in + b_s; w_flag (..., G): the flag's row of W_x; state: s_{t-1},
+    (..., B, H) or for the LSTM the pair (h, c). Steps run while any row is still running.
+    Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps, N (..., B) and R (..., B).
+    """
+    lstm = cell == "lstm"
+    cell_forward = lstm_forward if lstm else rnn_forward
+    rows = xW_t.shape[:-1]
+    cum = np.zeros(rows, dtype=xW_t.dtype)
+    running = np.ones(rows, dtype=bool)
+    N = np.zeros(rows, dtype=np.int64)
+    R = np.zeros(rows, dtype=xW_t.dtype)
+    mean_s = np.zeros_like(state[0] if lstm else state)           # s_t, eq. (9)
+    mean_c = np.zeros_like(mean_s) if lstm else None              # c_t of the LSTM
+    taken = []          # per ponder step: (s_in, s, c, h, p, cell cache)
+    prev, n = state, 0
+    while running.any():
+        n += 1
+        s_prev = prev[0] if lstm else prev
+        z = xW_t + s_prev @ P["W_s"]                             # eq. (3): S(s^{n-1}, x^n)
+        if n == 1:
+            z = z + w_flag[..., None, :]                         # the flag delta_{n,1} = 1
+        new, cell_cache = cell_forward(z, prev)
+        s_new = new[0] if lstm else new
+        h = sigmoid(s_new @ P["W_h"] + P["b_h"][..., None, :])[..., 0]   # eq. (5), from the new state
+        p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
+        mean_s += p[..., None] * s_new                           # eq. (9): s_t = sum_n p^n s^n
+        if lstm:
+            mean_c += p[..., None] * new[1]
+        N[halt] = n
+        R[halt] = p[halt]                                        # eq. (8): R(t) = p^N
+        taken.append((s_prev, s_new, new[1] if lstm else None, h, p, cell_cache))
+        prev = new
+    s_in, s, c, h, p, caches = zip(*taken)
+    st = PonderSteps(s_in=np.stack(s_in, axis=-3), s=np.stack(s, axis=-3),
+                     c=np.stack(c, axis=-3) if lstm else None, h=np.stack(h, axis=-2),
+                     p=np.stack(p, axis=-2), cell=list(caches))
+    return ((mean_s, mean_c) if lstm else mean_s), st, N, R
+
+
+# ---------------------------------------------------------------------------------------------
+# Backward
+# ---------------------------------------------------------------------------------------------
 
 
 def act_backward(dy, dponder, cache):
@@ -115,66 +185,94 @@ def act_backward(dy, dponder, cache):
     both real and finite (a ValueError names the one that is not).
     Returns grads: dict with one entry per parameter (same shape) and "x" (B, T, D).
     """
-    x, P, cell, S, N = cache["x"], cache["P"], cache["cell"], cache["S"], cache["N"]
-    B, T, D = x.shape
-    H, G = P["W_s"].shape
-    dtype = x.dtype
-    if np.shape(dy) != S.shape[:2] + (P["W_y"].shape[1],):
-        raise ValueError(f"dy must have shape {S.shape[:2] + (P['W_y'].shape[1],)}, got {np.shape(dy)}")
-    dy = _real_array("dy", dy, dtype)
-    dponder = _real_array("dponder", dponder, dtype)
+    S, P = cache["S"], cache["P"]
+    want = S.shape[:-1] + (P["W_y"].shape[-1],)
+    if np.shape(dy) != want:
+        raise ValueError(f"dy must have shape {want}, got {np.shape(dy)}")
+    dy = real_array("dy", dy, S.dtype)
+    dponder = real_array("dponder", dponder, S.dtype)
     try:
-        dponder = np.broadcast_to(dponder, (B, T))
+        dponder = np.broadcast_to(dponder, S.shape[:-1])
     except ValueError:
-        raise ValueError(f"dponder must be a scalar or broadcast to {(B, T)}, got shape {dponder.shape}") from None
-    cell_backward = rnn_backward if cell == "rnn" else lstm_backward
-    w_h = P["W_h"][:, 0]
+        raise ValueError(f"dponder must be a scalar or broadcast to {S.shape[:-1]}, got shape {dponder.shape}") from None
+    return backward_pass(dy, dponder, cache)
 
-    g = {k: np.zeros_like(v) for k, v in P.items()}
-    g["W_y"] = S.reshape(-1, H).T @ dy.reshape(-1, dy.shape[2])
-    g["b_y"] = dy.sum(axis=(0, 1))
-    dS = dy @ P["W_y"].T                       # dL/ds_t through the output, (B, T, H)
-    dZ = np.zeros((B, T, G), dtype=dtype)      # sum over ponder steps of dL/dz, per input step
-    dflag = np.zeros(G, dtype=dtype)
-    d_next = np.zeros((B, H), dtype=dtype)     # dL/ds_t arriving from step t + 1
-    dc_next = np.zeros((B, H), dtype=dtype)
+
+def backward_pass(dy, dponder, cache):
+    """act_backward on checked arrays, which may carry the leading axes of forward_pass.
+
+    dy (..., B, T, O); dponder (..., B, T). Returns the gradients of every parameter and of x,
+    each with the shape of what it is the gradient of.
+    """
+    x, P, cell, S, N, steps = (cache[k] for k in ("x", "P", "cell", "S", "N", "steps"))
+    *lead, B, T, D = x.shape
+    H, G = P["W_s"].shape[-2:]
+    g = {"W_s": np.zeros_like(P["W_s"]), "W_h": np.zeros_like(P["W_h"]), "b_h": np.zeros_like(P["b_h"])}
+
+    # the output, y_t = W_y s_t + b_y (eq. 9)
+    g["W_y"] = _rows(S).mT @ _rows(dy)
+    g["b_y"] = dy.sum(axis=(-3, -2))
+    dS = (_rows(dy) @ P["W_y"].mT).reshape(S.shape)            # dL/ds_t through the output
+
+    dZ = np.empty((*lead, B, T, G), dtype=x.dtype)   # per input step, sum over n of dL/dz^n
+    dflag = np.zeros((*lead, G), dtype=x.dtype)
+    ds_next = np.zeros((*lead, B, H), dtype=x.dtype)   # dL/ds_t arriving from step t + 1
+    dc_next = np.zeros((*lead, B, H), dtype=x.dtype)   # the same for the LSTM's c_t
     for t in reversed(range(T)):
-        st = cache["steps"][t]
-        ds_mean = dS[:, t] + d_next            # total gradient on the mean-field state s_t
-        s_n = np.stack(st["s"], axis=1)        # (B, n_steps, H)
-        p = np.stack(st["p"], axis=1)          # (B, n_steps)
-        h = np.stack(st["h"], axis=1)
-        # eq. (17): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
-        dp = (s_n @ ds_mean[:, :, None])[..., 0]
-        if cell == "lstm":
-            dp += (np.stack(st["c"], axis=1) @ dc_next[:, :, None])[..., 0]
-        dh = halting_backward(dp, dponder[:, t], N[:, t])        # eqs (19), (20)
-        dzh = dh * h * (1.0 - h)                                 # through the sigmoid of eq. (5)
-        g["W_h"][:, 0] += s_n.reshape(-1, H).T @ dzh.reshape(-1)
-        g["b_h"][0] += dzh.sum()
+        st = steps[t]
+        ds_mean = dS[..., t, :] + ds_next                       # the whole gradient on s_t
+        dzh = halting_gradient(ds_mean, dc_next, dponder[..., t], N[..., t], st)
+        dz, ds_next, dc_next = ponder_backward(ds_mean, dc_next, dzh, st, P, cell)
+        # every ponder step used the same W_s and W_h: their gradients add up over n and rows
+        g["W_s"] += _rows(st.s_in).mT @ _rows(dz)
+        g["W_h"] += _rows(st.s).mT @ _rows(dzh[..., None])
+        g["b_h"] += dzh.sum(axis=(-2, -1))[..., None]
+        dZ[..., t, :] = dz.sum(axis=-3)
+        dflag += dz[..., 0, :, :].sum(axis=-2)                  # the flag is 1 only at n = 1
 
-        # back through the ponder steps, last to first; rows that halted before step n have
-        # p^n = 0 and dh^n = 0 there, so their gradient is exactly zero without any special case
-        d_chain = np.zeros((B, H), dtype=dtype)   # dL/ds^n arriving from step n + 1
-        dc_chain = np.zeros((B, H), dtype=dtype)
-        dz_steps = []
-        for n in reversed(range(len(st["p"]))):
-            ds = p[:, n, None] * ds_mean + dzh[:, n, None] * w_h + d_chain
-            if cell == "rnn":
-                dz = cell_backward(ds, st["cell"][n])
-            else:
-                dz, dc_chain = cell_backward((ds, p[:, n, None] * dc_next + dc_chain), st["cell"][n])
-            d_chain = dz @ P["W_s"].T
-            dz_steps.append(dz)
-        dz_steps.reverse()
-        dz_all = np.stack(dz_steps, axis=1)                      # (B, n_steps, G)
-        g["W_s"] += np.stack(st["s_in"], axis=1).reshape(-1, H).T @ dz_all.reshape(-1, G)
-        dZ[:, t] = dz_all.sum(axis=1)
-        dflag += dz_steps[0].sum(axis=0)                         # the flag is 1 only at n = 1
-        d_next, dc_next = d_chain, dc_chain    # step 1 read the mean-field state of t - 1
-
-    g["b_s"] = dZ.sum(axis=(0, 1))
-    g["W_x"][:D] = x.reshape(-1, D).T @ dZ.reshape(-1, G)
-    g["W_x"][D] = dflag
-    g["x"] = dZ @ P["W_x"][:D].T
+    # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s
+    g["b_s"] = dZ.sum(axis=(-3, -2))
+    g["W_x"] = np.concatenate([_rows(x).mT @ _rows(dZ), dflag[..., None, :]], axis=-2)
+    g["x"] = (_rows(dZ) @ P["W_x"][..., :D, :].mT).reshape(x.shape)
     return g
+
+
+def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):
+    """dL/d(W_h s^n + b_h) for every ponder step of one input step: eqs (16)-(20), then eq. (5).
+
+    ds_mean (..., B, H) = dL/ds_t, dc_mean the same for the LSTM's c_t (unused for the RNN);
+    dponder_t (..., B) = dL/drho_t; N_t (..., B); st: the step's PonderSteps.
+    Returns dzh (..., n_t, B), zero from each row's halting step N on.
+    """
+    # eq. (17): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
+    dp = np.einsum("...nbh,...bh->...nb", st.s, ds_mean)
+    if st.c is not None:
+        dp += np.einsum("...nbh,...bh->...nb", st.c, dc_mean)
+    # eqs (18)-(20), in halting.py's layout (ponder steps last); R = p^N takes dponder too
+    dh = halting_backward(dp.swapaxes(-1, -2), dponder_t, N_t).swapaxes(-1, -2)
+    return dh * st.h * (1.0 - st.h)                              # through the sigmoid of eq. (5)
+
+
+def ponder_backward(ds_mean, dc_mean, dzh, st, P, cell):
+    """Back through the cells of one input step's ponder steps, last to first (eq. 3).
+
+    ds_mean, dc_mean (..., B, H): dL/ds_t and dL/dc_t; dzh (..., n_t, B) from halting_gradient.
+    Returns dz (..., n_t, B, G) = dL/dz^n for every step, and dL/ds_{t-1}, dL/dc_{t-1} (..., B, H):
+    step 1 read the mean-field state of t - 1.
+    """
+    w_h = P["W_h"][..., None, :, 0]                              # (..., 1, H)
+    ds_chain = np.zeros_like(ds_mean)    # dL/ds^n arriving from step n + 1
+    dc_chain = np.zeros_like(ds_mean)
+    dz = [None] * st.p.shape[-2]
+    # rows that halted before step n have p^n = 0 and dzh^n = 0 there, so their gradient is
+    # exactly zero without any special case
+    for n in reversed(range(len(dz))):
+        p_n = st.p[..., n, :, None]
+        # s^n feeds the mean field (eq. 9), its halting unit (eq. 5) and step n + 1 (eq. 3)
+        ds = p_n * ds_mean + dzh[..., n, :, None] * w_h + ds_chain
+        if cell == "rnn":
+            dz[n] = rnn_backward(ds, st.cell[n])
+        else:
+            dz[n], dc_chain = lstm_backward((ds, p_n * dc_mean + dc_chain), st.cell[n])
+        ds_chain = dz[n] @ P["W_s"].mT
+    return np.stack(dz, axis=-3), ds_chain, dc_chain

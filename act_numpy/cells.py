@@ -10,7 +10,8 @@ State conventions (same in act_torch):
   The halting unit and the output read ``h``, never ``c``.
 
 Every backward takes the gradient with respect to the *new* state and returns the gradient
-with respect to ``z`` and to the *previous* state.
+with respect to ``z`` and to the *previous* state. The cells work on the last axis only, so any
+leading axes pass through: a population of K networks (population.py) sends ``z (K, B, G)``.
 """
 
 import numpy as np
@@ -53,11 +54,10 @@ def lstm_forward(z, state_prev):
     Returns the new state (h', c') and a cache for lstm_backward.
     """
     _, c_prev = state_prev
-    H = c_prev.shape[1]
-    i = sigmoid(z[:, 0 * H:1 * H])
-    f = sigmoid(z[:, 1 * H:2 * H])
-    o = sigmoid(z[:, 2 * H:3 * H])
-    g = np.tanh(z[:, 3 * H:4 * H])
+    H = c_prev.shape[-1]
+    gates = sigmoid(z[..., :3 * H])          # i, f, o in one call: the three sigmoid blocks
+    i, f, o = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:]
+    g = np.tanh(z[..., 3 * H:])
     c = f * c_prev + i * g
     tc = np.tanh(c)
     h = o * tc
@@ -79,6 +79,6 @@ def lstm_backward(dstate, cache):
     dg = dc * i
     dc_prev = dc * f
     dz = np.concatenate(
-        [di * i * (1.0 - i), df * f * (1.0 - f), do * o * (1.0 - o), dg * (1.0 - g * g)], axis=1
+        [di * i * (1.0 - i), df * f * (1.0 - f), do * o * (1.0 - o), dg * (1.0 - g * g)], axis=-1
     )
     return dz, dc_prev

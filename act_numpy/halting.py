@@ -3,7 +3,9 @@
 This module knows nothing about cells or weights: it only turns a sequence of halting values
 into N(t), R(t) and p, which makes it easy to test against hand-worked cases.
 
-Arrays are batch-first with the ponder step last: ``h (B, n_steps)``.
+Arrays are batch-first with the ponder step last: ``h (B, n_steps)``. Leading axes pass through
+(a population of K networks sends ``(K, B)`` rows), and epsilon and the cap M may then be arrays
+that broadcast against the rows, one value per network: ``(K, 1)``.
 """
 
 import numpy as np
@@ -18,8 +20,11 @@ def halting_step(h, cum, running, n, epsilon, max_ponder):
     Returns p (B,) the weight p^n (0 for rows that halted earlier), halt (B,) bool marking
     rows whose N(t) is n, and the updated ``cum`` and ``running``.
     """
+    # 1 - epsilon in h's dtype, as NumPy rounds a plain number: per-network arrays of epsilon
+    # then halt exactly where a single number does, in float32 too
+    threshold = np.asarray(1.0 - epsilon).astype(h.dtype)
     # eq. (7) with the cap of eq. (13): stop at the first n where the sum reaches 1 - epsilon
-    halt = running & ((cum + h >= 1.0 - epsilon) | (n >= max_ponder))
+    halt = running & ((cum + h >= threshold) | (n >= max_ponder))
     # eq. (6): p^n = h^n before the halting step, p^N = R(t) = 1 - sum_{k<N} h^k (eq. 8)
     p = np.where(halt, 1.0 - cum, np.where(running, h, 0.0))
     cum = np.where(running & ~halt, cum + h, cum)
@@ -61,8 +66,8 @@ def halting_backward(dp, dR, N):
     Returns dh (B, n_steps): for n < N, dL/dh^n = dL/dp^n - dL/dp^N - ... (eq. 19), and
     dL/dh^N = 0 (eq. 20) because h^N appears nowhere in p, nor in R.
     """
-    B, n_steps = dp.shape
-    steps = np.arange(1, n_steps + 1)[None, :]
+    N = np.asarray(N)
+    steps = np.arange(1, dp.shape[-1] + 1)
     # p^N = R = 1 - sum_{n<N} h^n, so every h^n with n < N moves p^N by -1 (eq. 18)
-    dpN = dp[np.arange(B), N - 1] + dR
-    return np.where(steps < N[:, None], dp - dpN[:, None], 0.0)
+    dpN = np.take_along_axis(dp, N[..., None] - 1, axis=-1)[..., 0] + dR
+    return np.where(steps < N[..., None], dp - dpN[..., None], 0.0)

@@ -13,7 +13,7 @@ zero padding after a short sequence costs no ponder time.
 import numpy as np
 
 from .act import act_backward, act_forward
-from .losses import LOSSES
+from .losses import LOSSES, task_loss
 from .params import init_params
 
 
@@ -21,7 +21,26 @@ def sequence_steps(mask):
     """(B, T) mask of the steps that belong to each sequence: every step up to its last target."""
     mask = np.asarray(mask) > 0
     # a step belongs to the sequence if some target exists at or after it
-    return np.flip(np.maximum.accumulate(np.flip(mask, axis=1), axis=1), axis=1).astype(np.float64)
+    return np.flip(np.maximum.accumulate(np.flip(mask, axis=-1), axis=-1), axis=-1).astype(np.float64)
+
+
+def objective(y_hat, N, R, targets, mask, *, loss, heads, tau):
+    """The paper's L^ = L + tau P (eqs 10-12) of a batch, each term averaged over the batch.
+
+    y_hat (B, T, O), N and R (B, T) from act_forward; targets and mask (B, T) as the task gives
+    them; loss "sigmoid" or "softmax" with ``heads`` groups. Leading axes pass through (K
+    networks: y_hat (K, B, T, O) and tau an array (K, 1, 1), one value per network).
+    Returns (total, dy, dponder, stats): total = L + tau P; dy = dL^/dy_hat and dponder =
+    dL^/drho_t (B, T), what act_backward takes; stats: "data_loss" (L), "ponder_cost" (tau P),
+    "rho" (B, T) with zeros outside each sequence, "wrong" (B, T) bool.
+    """
+    B = np.shape(mask)[-2]
+    data_loss, dy, wrong = task_loss(loss, y_hat, targets, mask, heads)
+    steps = sequence_steps(mask)
+    rho = (N + R) * steps                                     # eq. (10), only where the sequence lives
+    ponder_cost = np.sum(tau * rho, axis=(-2, -1)) / B        # tau * P, eqs (11)-(12)
+    stats = {"data_loss": data_loss, "ponder_cost": ponder_cost, "rho": rho, "wrong": wrong}
+    return data_loss + ponder_cost, dy, tau * steps / B, stats
 
 
 class ACTModel:
@@ -50,10 +69,8 @@ class ACTModel:
         """y (B, T, O), N (B, T), R (B, T), cache: act_forward with this model's settings."""
         return act_forward(x, self.params, cell=self.cell, epsilon=self.epsilon, max_ponder=self.max_ponder)
 
-    def _task_loss(self, y_hat, y, mask):
-        if self.loss_kind == "sigmoid":
-            return LOSSES["sigmoid"](y_hat, y, mask)
-        return LOSSES["softmax"](y_hat, y, mask, heads=self.heads)
+    def _objective(self, y_hat, N, R, y, mask):
+        return objective(y_hat, N, R, y, mask, loss=self.loss_kind, heads=self.heads, tau=self.tau)
 
     def loss(self, x, y, mask):
         """Loss, gradients (keys of params, plus "x") and statistics for one batch.
@@ -64,15 +81,17 @@ class ACTModel:
         "mean_ponder" (mean rho over the sequences' steps), "max_ponder" (largest N).
         """
         y_hat, N, R, cache = self.forward(x)
-        B = x.shape[0]
-        data_loss, dy, wrong = self._task_loss(y_hat, y, mask)
+        total, dy, dponder, stats = self._objective(y_hat, N, R, y, mask)
+        grads = act_backward(dy, dponder, cache)
         steps = sequence_steps(mask)
-        rho = (N + R) * steps                             # eq. (10), only where the sequence lives
-        ponder_cost = self.tau * float(rho.sum()) / B     # tau * P, eq. (11)-(12)
-        grads = act_backward(dy, self.tau * steps / B, cache)
-        stats = {
-            "data_loss": data_loss, "ponder_cost": ponder_cost, "N": N, "R": R, "rho": rho,
-            "wrong": wrong, "sequence_error": wrong.any(axis=1),
-            "mean_ponder": float(rho.sum() / max(steps.sum(), 1.0)), "max_ponder": int((N * steps).max()),
-        }
-        return data_loss + ponder_cost, grads, stats
+        stats.update(N=N, R=R, sequence_error=stats["wrong"].any(axis=1),
+                     mean_ponder=float(stats["rho"].sum() / max(steps.sum(), 1.0)),
+                     max_ponder=int((N * steps).max()))
+        return float(total), grads, stats
+
+    def evaluate(self, x, y, mask):
+        """The loss L + tau P and its statistics ("data_loss", "ponder_cost", "rho", "wrong",
+        "N"), forward only: no gradient."""
+        y_hat, N, R, _ = self.forward(x)
+        total, _, _, stats = self._objective(y_hat, N, R, y, mask)
+        return float(total), dict(stats, N=N)

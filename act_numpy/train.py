@@ -10,8 +10,7 @@ model and takes a step: ACTModel.loss (forward, hand-written backward) and Adam.
 import numpy as np
 
 from act_experiments import training
-from .losses import LOSSES
-from .model import ACTModel, sequence_steps
+from .model import ACTModel
 from .optim import Adam
 
 
@@ -38,36 +37,40 @@ class NumpyBackend:
 
     def evaluate(self, x, y, mask):
         """The same statistics as train_step, forward only, parameters untouched."""
-        m = self.model
-        y_hat, N, R, _ = m.forward(x.astype(self.dtype))
-        if m.loss_kind == "sigmoid":
-            data_loss, _, wrong = LOSSES["sigmoid"](y_hat, y, mask)
-        else:
-            data_loss, _, wrong = LOSSES["softmax"](y_hat, y, mask, heads=m.heads)
-        rho = (N + R) * sequence_steps(mask)                   # eq. (10) on the sequence's steps
-        loss = data_loss + m.tau * float(rho.sum()) / x.shape[0]   # eq. (12), batch mean
-        return {"loss": loss, "wrong": wrong, "rho": rho, "N": N}
+        loss, stats = self.model.evaluate(x.astype(self.dtype), y, mask)
+        return {"loss": loss, "wrong": stats["wrong"], "rho": stats["rho"], "N": stats["N"]}
 
     def state_dict(self):
         """Parameters and Adam state as a flat dict of arrays (what checkpoints store)."""
-        opt = self.optimizer.state_dict()
-        state = {"adam_t": np.array(opt["t"])}
-        for k, v in self.model.params.items():
-            state[f"param/{k}"] = v.copy()
-            state[f"adam_m/{k}"], state[f"adam_v/{k}"] = opt["m"][k], opt["v"][k]
-        return state
+        return adam_checkpoint(self.optimizer)
 
     def load_state_dict(self, state):
-        for k, v in self.model.params.items():
-            v[...] = state[f"param/{k}"]           # in place: Adam holds these same arrays
-        self.optimizer.load_state_dict({
-            "t": int(state["adam_t"]),
-            "m": {k: state[f"adam_m/{k}"] for k in self.model.params},
-            "v": {k: state[f"adam_v/{k}"] for k in self.model.params}})
+        load_adam_checkpoint(self.optimizer, state)
 
     def params_numpy(self):
         """The current parameters as float64 NumPy arrays (for comparing backends)."""
         return {k: v.astype(np.float64) for k, v in self.model.params.items()}
+
+
+def adam_checkpoint(optimizer):
+    """One network's parameters and Adam state as checkpoints store them: "param/<name>",
+    "adam_m/<name>", "adam_v/<name>" (copies) and "adam_t" (a 0-d array)."""
+    opt = optimizer.state_dict()
+    state = {"adam_t": np.array(opt["t"])}
+    for k, v in optimizer.params.items():
+        state[f"param/{k}"] = v.copy()
+        state[f"adam_m/{k}"], state[f"adam_v/{k}"] = opt["m"][k], opt["v"][k]
+    return state
+
+
+def load_adam_checkpoint(optimizer, state):
+    """Set the optimiser's parameters and Adam state from a dict in adam_checkpoint's layout."""
+    for k, v in optimizer.params.items():
+        v[...] = state[f"param/{k}"]           # in place: the model holds these same arrays
+    optimizer.load_state_dict({
+        "t": int(state["adam_t"]),
+        "m": {k: state[f"adam_m/{k}"] for k in optimizer.params},
+        "v": {k: state[f"adam_v/{k}"] for k in optimizer.params}})
 
 
 def main(argv=None):
