@@ -673,6 +673,8 @@ def train(config, backend, checkpoint=None, progress=True):
 # what the runs trained as one population must share besides the shape of the computation:
 # they take their steps, evaluations and checkpoints together
 IN_STEP = ("iterations", "eval_every", "eval_size")
+# the shape of the computation (the populations refuse members that differ) and the steps
+SHARED_BY_POPULATION = ("task", "task_options", "cell", "hidden", "batch_size", "dtype", "device") + IN_STEP
 
 
 def train_population(configs, backend, population, checkpoints=None, progress=True):

@@ -1,4 +1,5 @@
-"""scripts/sweep.py and scripts/characters.py: options checked first, settings kept, a lock, damaged runs redone.
+"""The sweep engine (act_experiments.sweeps, behind scripts/sweep.py and scripts/characters.py):
+options checked first, settings kept, a lock, damaged runs redone, populations equal to pools.
 
 The sweeps here have one tiny run each and write under tmp_path (the scripts' ROOT is moved
 there); the few that train start one worker process.
@@ -19,14 +20,21 @@ from act_experiments import training
 
 torch = pytest.importorskip("torch")
 
+from act_experiments import sweeps as sweep  # noqa: E402
+
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-import characters  # noqa: E402
-import sweep  # noqa: E402
+
+
+class characters:
+    """scripts/characters.py: the sweep with --task characters and its analysis."""
+
+    @staticmethod
+    def main(argv):
+        sweep.main(argv, script="characters.py", task="characters")
 
 TINY = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4", "--iterations", "4",
         "--eval-every", "2", "--eval-size", "8", "--taus", "1e-2", "--seeds", "1", "--no-baseline",
-        "--workers", "1"]
+        "--workers", "1", "--backend", "torch"]
 CSVS = ("runs.csv", "difficulty.csv", "curves.csv")
 
 
@@ -34,7 +42,6 @@ CSVS = ("runs.csv", "difficulty.csv", "curves.csv")
 def root(tmp_path, monkeypatch):
     """The scripts write runs/ and results/ under tmp_path instead of the repository."""
     monkeypatch.setattr(sweep, "ROOT", tmp_path)
-    monkeypatch.setattr(characters, "ROOT", tmp_path)
     return tmp_path
 
 
@@ -133,7 +140,7 @@ def test_characters_sweep_refuses_a_changed_text(root, capsys, tmp_path):
     data = tmp_path / "tiny.txt"
     words = "the quick brown fox jumps over the lazy dog, then sleeps.\n"
     data.write_text(words * 60)
-    args = ["--name", "c", "--taus", "1e-2", "--no-baseline", "--workers", "1", "--passage-chunks", "1",
+    args = ["--name", "c", "--taus", "1e-2", "--no-baseline", "--workers", "1", "--passage-chunks", "1", "--backend", "torch",
             "--data", str(data), "--seq-len", "8", "--hidden", "4", "--batch-size", "4", "--iterations", "2",
             "--eval-every", "0", "--eval-size", "4"]
     assert run_sweep(capsys, *args, script=characters)[0] == 0
@@ -165,8 +172,8 @@ def test_sweep_cli_refuses_bad_options_in_one_line(extra, words):
 
 def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
     """Ctrl-C to the sweep: one line, status 130, and each worker checkpoints where it stopped."""
-    driver = (f"import sys; sys.path.insert(0, {str(SCRIPTS)!r}); import sweep; from pathlib import Path; "
-              f"sweep.ROOT = Path({str(tmp_path)!r}); sweep.main(sys.argv[1:])")
+    driver = (f"import sys; from act_experiments import sweeps; from pathlib import Path; "
+              f"sweeps.ROOT = Path({str(tmp_path)!r}); sweeps.main(sys.argv[1:])")
     args = [*TINY, "--iterations", "10000000", "--eval-every", "0", "--log-every", "5", "--checkpoint-every", "60"]
     proc = subprocess.Popen([sys.executable, "-c", driver, "--name", "i", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -197,3 +204,64 @@ def test_a_run_folder_from_other_settings_is_kept_and_stops_the_sweep_in_one_lin
     status, err = run_sweep(capsys, "--name", "old", *other)
     assert_one_line(status, err, 1, "a run stopped the sweep", "hidden")
     assert sorted(p.name for p in run.iterdir()) == before
+
+
+def read_runs(results):
+    import csv
+    with open(results / "runs.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_population_and_pool_engines_give_the_same_numbers(root, capsys):
+    """--engine changes only how runs are scheduled: runs.csv, curves and difficulty agree to rounding."""
+    args = [*TINY, "--taus", "1e-3,1e-2", "--seeds", "2", "--dtype", "float64", "--eval-every", "2"]
+    args.remove("--no-baseline")
+    assert run_sweep(capsys, "--name", "pool", *args, "--engine", "pool")[0] == 0
+    assert run_sweep(capsys, "--name", "pop", *args, "--engine", "population", "--population-size", "4")[0] == 0
+    pool, pop = read_runs(root / "results" / "pool"), read_runs(root / "results" / "pop")
+    assert [r["run"] for r in pool] == [r["run"] for r in pop] and len(pop) == 6
+    for a, b in zip(pool, pop):
+        for key in a:
+            if key == "train_time_s":
+                continue
+            if key in ("run", "tau", "act", "seed", "max_ponder", "iterations"):
+                assert a[key] == b[key], (a["run"], key)
+            else:
+                assert float(a[key]) == pytest.approx(float(b[key]), rel=1e-9, abs=1e-12), (a["run"], key)
+    meta = json.loads((root / "results" / "pop" / "sweep.json").read_text())
+    assert meta["engine"] == "population" and meta["backend"] == "torch"
+    # the engine is scheduling, not a setting: the other engine finishes the same sweep
+    assert run_sweep(capsys, "--name", "pop", *args, "--engine", "pool")[0] == 0
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--population-size", "0"], ["--population-size"]),
+    (["--engine", "fast"], ["--engine", "invalid choice"]),
+    (["--backend", "jax"], ["--backend", "invalid choice"]),
+    (["--device", "tpu"], ["device"]),
+    (["--backend", "numpy", "--device", "cpu:0"], ["numpy backend runs on the CPU only"]),
+    (["--passage-chunks", "2"], ["--passage-chunks"]),
+])
+def test_bad_engine_options_stop_in_one_line(root, capsys, extra, words):
+    status, err = run_sweep(capsys, "--name", "bad", *TINY, *extra)
+    assert_one_line(status, err, 2, *words)
+    assert list(root.iterdir()) == []
+
+
+def test_shards_are_even_in_the_sweeps_order_and_fit_in_memory(capsys):
+    from act_torch.train import TorchBackend
+    base = {"task": "parity", "bits": 3, "hidden": 4, "batch_size": 4, "device": "cpu"}
+    jobs = [(f"r{i}", {**base, "seed": i, "out": f"r{i}"}) for i in range(7)]
+    jobs.append(("wide", {**base, "hidden": 8, "seed": 0, "out": "wide"}))     # another shape: its own shard
+    configs = [training.make_config(o, TorchBackend) for _, o in jobs]
+    plan = sweep.plan_shards(jobs, configs, workers=2, free=1 << 40)
+    assert [[j[0] for j in s] for s in plan] == [["r0", "r1", "r2", "r3"], ["r4", "r5", "r6"], ["wide"]]
+    plan = sweep.plan_shards(jobs, configs, workers=1, size=3, free=1 << 40)
+    assert sorted(len(s) for s in plan) == [1, 2, 2, 3]      # seven runs in three even shards, and "wide"
+    need = sweep.member_bytes(configs[0])
+    plan = sweep.plan_shards(jobs[:7], configs[:7], workers=1, free=int(2.5 * need / 0.8))
+    assert max(len(s) for s in plan) == 2                 # memory caps the default size
+    with pytest.raises(SystemExit) as info:
+        sweep.plan_shards(jobs[:7], configs[:7], workers=1, size=5, free=int(2.5 * need / 0.8))
+    assert info.value.code == 2
+    assert_one_line(2, capsys.readouterr().err, 2, "--population-size 5", "GB")
