@@ -53,3 +53,11 @@ def test_bench_population_prints_alone_and_population_rates():
     assert [(r[0], r[1]) for r in rows] == [("parity", "1"), ("parity", "2")]
     for row in rows:
         assert float(row[2]) > 0 and float(row[3]) > 0 and row[4].endswith("x")
+
+
+def test_bench_sweep_times_each_engine():
+    text = run_script("benchmarks/bench_sweep.py", "--sizes", "parity", "--networks", "4", "--iterations", "2",
+                      "--setups", "pool:torch,population:torch")
+    rows = table_rows(text)
+    assert [(r[1], r[2]) for r in rows] == [("pool", "torch"), ("population", "torch")]
+    assert all(float(r[3]) > 0 and float(r[4]) > 0 for r in rows) and rows[0][5] == "1.00x"
