@@ -66,12 +66,14 @@ the four synthetic tasks; ``ALL_TASKS`` adds "characters". Its held-out set come
 of the text: draw it with ``make_held_out``, which for the synthetic tasks is make_batch.
 """
 
+from typing import Callable, NamedTuple, Optional
+
 import numpy as np
 
 from . import text
 
 TASKS = ("parity", "logic", "addition", "sort")
-TEXT_TASKS = ("characters",)
+TEXT_TASKS = ("characters",)     # the tasks that read a text (their TASK_TABLE entry says text=True)
 ALL_TASKS = TASKS + TEXT_TASKS
 
 # Default option values per task; also the set of options each task accepts.
@@ -164,8 +166,8 @@ def resolve_options(task, **options):
             bounds = f">= {low}" if high is None else f"in {low}..{high}"
             raise ValueError(f"option {name!r} must be {bounds}, got {value}")
         merged[name] = int(value)
-    if task == "characters":
-        text.check_seq_len(merged["seq_len"], merged["data"])   # chunks must fit in the text
+    if TASK_TABLE[task].check is not None:
+        TASK_TABLE[task].check(merged)
     return merged
 
 
@@ -175,40 +177,26 @@ def resolve_options(task, **options):
 
 def input_size(task, **options):
     """Width D of ``x``: parity ``bits``, logic 102, addition ``10 * max_digits``, sort 2, characters 256."""
-    opts = resolve_options(task, **options)
-    if task == "characters":
-        return text.VOCAB
-    if task == "parity":
-        return opts["bits"]
-    if task == "logic":
-        return LOGIC_WIDTH
-    if task == "addition":
-        return 10 * opts["max_digits"]
-    return 2
+    opts = resolve_options(task, **options)     # checks the task first
+    return TASK_TABLE[task].input_size(opts)
 
 
 def output_size(task, **options):
     """Output units: parity 1, logic 1, addition (max_digits+1)*11, sort max_length, characters 256."""
-    opts = resolve_options(task, **options)
-    if task == "characters":
-        return text.VOCAB
-    if task in ("parity", "logic"):
-        return 1
-    if task == "addition":
-        return (opts["max_digits"] + 1) * 11
-    return opts["max_length"]
+    opts = resolve_options(task, **options)     # checks the task first
+    return TASK_TABLE[task].output_size(opts)
 
 
 def loss_kind(task):
     """"sigmoid" (binary cross-entropy) for parity/logic, "softmax" for addition/sort/characters."""
     _check_task(task)
-    return "sigmoid" if task in ("parity", "logic") else "softmax"
+    return TASK_TABLE[task].loss
 
 
 def num_heads(task, **options):
     """Independent softmax groups in the output: addition max_digits + 1, every other task 1."""
-    opts = resolve_options(task, **options)
-    return opts["max_digits"] + 1 if task == "addition" else 1
+    opts = resolve_options(task, **options)     # checks the task first
+    return TASK_TABLE[task].heads(opts)
 
 
 def difficulty(task, x, y, mask):
@@ -221,19 +209,27 @@ def difficulty(task, x, y, mask):
     characters (B, T) class of the input byte, 1..6 (text.BYTE_CLASSES: letter, digit, space, ...)
     """
     _check_task(task)
-    x = np.asarray(x)
-    mask = np.asarray(mask)
-    if task == "characters":
-        return text.byte_class(x.argmax(axis=2))
-    if task == "parity":
-        return np.count_nonzero(x[:, 0, :], axis=1).astype(np.int64)
-    if task == "logic":
-        # each used chunk holds exactly one 1
-        return np.rint(x[:, :, 2:].sum(axis=2)).astype(np.int64)
-    if task == "addition":
-        # each used digit block holds exactly one 1
-        return np.rint(x.sum(axis=2)).astype(np.int64)
+    return TASK_TABLE[task].difficulty(np.asarray(x), np.asarray(y), np.asarray(mask))
+
+
+def _parity_difficulty(x, y, mask):
+    return np.count_nonzero(x[:, 0, :], axis=1).astype(np.int64)
+
+
+def _logic_difficulty(x, y, mask):
+    return np.rint(x[:, :, 2:].sum(axis=2)).astype(np.int64)     # each used chunk holds exactly one 1
+
+
+def _addition_difficulty(x, y, mask):
+    return np.rint(x.sum(axis=2)).astype(np.int64)               # each used digit block holds one 1
+
+
+def _sort_difficulty(x, y, mask):
     return np.rint(mask.sum(axis=1)).astype(np.int64)
+
+
+def _characters_difficulty(x, y, mask):
+    return text.byte_class(x.argmax(axis=2))
 
 
 # ----------------------------------------------------------------------------------------
@@ -342,9 +338,6 @@ def _sort(rng, batch, max_length):
     return x, y, mask
 
 
-_GENERATORS = {"parity": _parity, "logic": _logic, "addition": _addition, "sort": _sort}
-
-
 def _checked(task, rng, batch_size, options):
     """The task's options merged with the defaults, once rng and batch_size are checked too."""
     opts = resolve_options(task, **options)
@@ -364,9 +357,7 @@ def make_batch(task, rng, batch_size, **options):
     batch_size: int >= 1. options: task options (see DEFAULTS), checked by resolve_options.
     """
     opts = _checked(task, rng, batch_size, options)
-    if task == "characters":
-        return text.make_batch(rng, int(batch_size), split_name="train", **opts)
-    return _GENERATORS[task](rng, int(batch_size), **opts)
+    return TASK_TABLE[task].batch(rng, int(batch_size), **opts)
 
 
 def make_held_out(task, rng, batch_size, **options):
@@ -375,7 +366,64 @@ def make_held_out(task, rng, batch_size, **options):
     The synthetic tasks are generated online, so fresh batches are held-out data; a text has
     to keep its held-out part apart from the part the network trains on.
     """
-    if task == "characters":
-        opts = _checked(task, rng, batch_size, options)
-        return text.make_batch(rng, int(batch_size), split_name="held_out", **opts)
-    return make_batch(task, rng, batch_size, **options)
+    opts = _checked(task, rng, batch_size, options)
+    return TASK_TABLE[task].held_out(rng, int(batch_size), **opts)
+
+
+# ----------------------------------------------------------------------------------------
+# The table: everything the rest of the course needs to know of a task, in one place
+# ----------------------------------------------------------------------------------------
+
+
+def _characters_batch(rng, batch, seq_len, data):
+    return text.make_batch(rng, batch, seq_len=seq_len, data=data, split_name="train")
+
+
+def _characters_held_out(rng, batch, seq_len, data):
+    return text.make_batch(rng, batch, seq_len=seq_len, data=data, split_name="held_out")
+
+
+def _characters_check(options):
+    text.check_seq_len(options["seq_len"], options["data"])      # chunks must fit in the text
+
+
+class Task(NamedTuple):
+    """One task as the training loop sees it. Functions take the task's checked options as a dict.
+
+    train: the paper's training settings for the task (section 3), merged into a run's config
+    by ``training.make_config``. held_out draws a run's held-out set: the batch generator for
+    the synthetic tasks (generated online, so a fresh batch is unseen data), the held-out end
+    of the text for characters. text: the task reads a text, so its records add bits per char
+    and a run keeps the text's sha256.
+    """
+    train: dict
+    input_size: Callable[[dict], int]
+    output_size: Callable[[dict], int]
+    loss: str
+    heads: Callable[[dict], int]
+    difficulty: Callable
+    batch: Callable
+    held_out: Callable
+    check: Optional[Callable] = None
+    text: bool = False
+
+
+def _one(options):
+    return 1
+
+
+TASK_TABLE = {
+    "parity": Task({"cell": "rnn", "hidden": 128, "batch_size": 128, "max_ponder": 100},
+                   lambda o: o["bits"], _one, "sigmoid", _one, _parity_difficulty, _parity, _parity),
+    "logic": Task({"cell": "lstm", "hidden": 128, "batch_size": 16, "max_ponder": 100},
+                  lambda o: LOGIC_WIDTH, _one, "sigmoid", _one, _logic_difficulty, _logic, _logic),
+    "addition": Task({"cell": "lstm", "hidden": 512, "batch_size": 32, "max_ponder": 20},
+                     lambda o: 10 * o["max_digits"], lambda o: (o["max_digits"] + 1) * 11, "softmax",
+                     lambda o: o["max_digits"] + 1, _addition_difficulty, _addition, _addition),
+    "sort": Task({"cell": "lstm", "hidden": 512, "batch_size": 16, "max_ponder": 100},
+                 lambda o: 2, lambda o: o["max_length"], "softmax", _one, _sort_difficulty, _sort, _sort),
+    # the paper: LSTM 1500 on 500-byte sequences (batch not given); smaller here (text.py)
+    "characters": Task({"cell": "lstm", "hidden": 256, "batch_size": 32, "max_ponder": 100, "eval_size": 200},
+                       lambda o: text.VOCAB, lambda o: text.VOCAB, "softmax", _one, _characters_difficulty,
+                       _characters_batch, _characters_held_out, check=_characters_check, text=True),
+}

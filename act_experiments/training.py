@@ -77,15 +77,9 @@ from act_numpy.params import init_params
 # Defaults
 # ---------------------------------------------------------------------------------------------
 
-# Per task, the paper's settings (section 3). The task options are those of tasks.DEFAULTS.
-TASK_DEFAULTS = {
-    "parity": {"cell": "rnn", "hidden": 128, "batch_size": 128, "max_ponder": 100},
-    "logic": {"cell": "lstm", "hidden": 128, "batch_size": 16, "max_ponder": 100},
-    "addition": {"cell": "lstm", "hidden": 512, "batch_size": 32, "max_ponder": 20},
-    "sort": {"cell": "lstm", "hidden": 512, "batch_size": 16, "max_ponder": 100},
-    # the paper: LSTM 1500 on 500-byte sequences (batch not given); smaller here (text.py)
-    "characters": {"cell": "lstm", "hidden": 256, "batch_size": 32, "max_ponder": 100, "eval_size": 200},
-}
+# Per task, the paper's settings (section 3), from the task table; the task options are those
+# of tasks.DEFAULTS.
+TASK_DEFAULTS = {task: t.train for task, t in tasks.TASK_TABLE.items()}
 
 # Shared by every task. lr, epsilon, halting bias and tau's scale are the paper's; the paper
 # trained for 1M iterations on each of 16 threads, far beyond a laptop, so the number of
