@@ -85,6 +85,11 @@ def _rows(a):
     return a.reshape(a.shape[:-3] + (-1, a.shape[-1]))
 
 
+def _all_rows(arrays):
+    """The rows of several (..., A, B, F) arrays one after another: (..., sum of A * B, F)."""
+    return np.concatenate([_rows(a) for a in arrays], axis=-2)
+
+
 # ---------------------------------------------------------------------------------------------
 # Forward
 # ---------------------------------------------------------------------------------------------
@@ -207,7 +212,7 @@ def backward_pass(dy, dponder, cache):
     x, P, cell, S, N, steps = (cache[k] for k in ("x", "P", "cell", "S", "N", "steps"))
     *lead, B, T, D = x.shape
     H, G = P["W_s"].shape[-2:]
-    g = {"W_s": np.zeros_like(P["W_s"]), "W_h": np.zeros_like(P["W_h"]), "b_h": np.zeros_like(P["b_h"])}
+    g = {}
 
     # the output, y_t = W_y s_t + b_y (eq. 9)
     g["W_y"] = _rows(S).mT @ _rows(dy)
@@ -218,17 +223,21 @@ def backward_pass(dy, dponder, cache):
     dflag = np.zeros((*lead, G), dtype=x.dtype)
     ds_next = np.zeros((*lead, B, H), dtype=x.dtype)   # dL/ds_t arriving from step t + 1
     dc_next = np.zeros((*lead, B, H), dtype=x.dtype)   # the same for the LSTM's c_t
+    dz_of, dzh_of = [None] * T, [None] * T      # per input step: dL/dz^n and dL/dz_h^n
     for t in reversed(range(T)):
         st = steps[t]
         ds_mean = dS[..., t, :] + ds_next                       # the whole gradient on s_t
-        dzh = halting_gradient(ds_mean, dc_next, dponder[..., t], N[..., t], st)
-        dz, ds_next, dc_next = ponder_backward(ds_mean, dc_next, dzh, st, P, cell)
-        # every ponder step used the same W_s and W_h: their gradients add up over n and rows
-        g["W_s"] += _rows(st.s_in).mT @ _rows(dz)
-        g["W_h"] += _rows(st.s).mT @ _rows(dzh[..., None])
-        g["b_h"] += dzh.sum(axis=(-2, -1))[..., None]
-        dZ[..., t, :] = dz.sum(axis=-3)
-        dflag += dz[..., 0, :, :].sum(axis=-2)                  # the flag is 1 only at n = 1
+        dzh_of[t] = halting_gradient(ds_mean, dc_next, dponder[..., t], N[..., t], st)
+        dz_of[t], ds_next, dc_next = ponder_backward(ds_mean, dc_next, dzh_of[t], st, P, cell)
+        dZ[..., t, :] = dz_of[t].sum(axis=-3)
+        dflag += dz_of[t][..., 0, :, :].sum(axis=-2)            # the flag is 1 only at n = 1
+
+    # every ponder step of every input step used the same W_s, W_h and b_h: one product over
+    # all their rows adds up their gradients
+    g["W_s"] = _all_rows(st.s_in for st in steps).mT @ _all_rows(dz_of)
+    dzh = _all_rows(d[..., None] for d in dzh_of)
+    g["W_h"] = _all_rows(st.s for st in steps).mT @ dzh
+    g["b_h"] = dzh.sum(axis=-2)
 
     # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s
     g["b_s"] = dZ.sum(axis=(-3, -2))

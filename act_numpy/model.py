@@ -40,7 +40,8 @@ def objective(y_hat, N, R, targets, mask, *, loss, heads, tau):
     rho = (N + R) * steps                                     # eq. (10), only where the sequence lives
     ponder_cost = np.sum(tau * rho, axis=(-2, -1)) / B        # tau * P, eqs (11)-(12)
     stats = {"data_loss": data_loss, "ponder_cost": ponder_cost, "rho": rho, "wrong": wrong}
-    return data_loss + ponder_cost, dy, tau * steps / B, stats
+    dponder = (tau * steps / B).astype(y_hat.dtype)           # d(tau P)/drho_t, in the network's dtype
+    return data_loss + ponder_cost, dy, dponder, stats
 
 
 class ACTModel:

@@ -1,7 +1,8 @@
 """act_backward against centred finite differences in float64, for both cells.
 
-A coordinate whose nudge changes some N(t) sits on a discontinuity of the loss and is skipped
-(style.md); each case also asserts that most coordinates were actually checked.
+A coordinate whose nudge changes some N(t) sits on a discontinuity of the loss, where a centred
+difference means nothing, and is skipped (act_numpy/gradcheck.py); each case also asserts that
+most coordinates were actually checked.
 """
 
 import numpy as np

@@ -36,9 +36,9 @@ def test_network_ponder_invariants(seed, cell, bias, eps, M):
     rho = N + R
     assert np.all((1 <= N) & (N <= M))
     assert np.all((rho >= 1) & (rho <= M + 1))
-    for st_t in cache["steps"]:
-        p = np.stack(st_t["p"], axis=1)
-        np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    for steps_t in cache["steps"]:
+        p = steps_t.p                      # (n_t, B): 0 after each row's halting step
+        np.testing.assert_allclose(p.sum(axis=0), 1.0, atol=1e-12)
         assert np.all((p >= 0) & (p <= 1))
 
 

@@ -7,7 +7,9 @@ from act_numpy.act import act_backward, act_forward
 from act_numpy.halting import halting_backward, halting_weights
 from conftest import logit, make_problem
 
-# (name, halting values, epsilon, M, correct N, correct p) from shared/reference/pitfalls.md
+# (name, halting values, epsilon, M, correct N, correct p): cases A-E separate right from wrong
+# halting code found in public ACT implementations (a remainder that loses mass when the sum lands
+# in [1 - eps, 1), none at the cap M, the current h counted twice); the last is worked by hand
 CASES = [
     ("A", [0.3] * 8, 0.01, 100, 4, [0.3, 0.3, 0.3, 0.1]),
     ("B", [0.2485] * 8, 0.01, 100, 4, [0.2485] * 3 + [0.2545]),
@@ -53,8 +55,8 @@ def test_constant_halting_through_the_network(cell, h_value, eps, M, N_true):
     y, N, R, cache = act_forward(x, params, cell=cell, epsilon=eps, max_ponder=M)
     assert np.all(N == N_true)
     np.testing.assert_allclose(R, 1.0 - (N_true - 1) * h_value, atol=1e-12)
-    p = np.stack(cache["steps"][1]["p"], axis=1)
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    p = cache["steps"][1].p                      # (n_t, B): the ponder steps of input step 2
+    np.testing.assert_allclose(p.sum(axis=0), 1.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("cell", ["rnn", "lstm"])
@@ -63,9 +65,7 @@ def test_mean_field_is_the_p_weighted_sum(cell):
     x, params, _, _ = make_problem(cell, halting_bias=-1.0)
     y, N, R, cache = act_forward(x, params, cell=cell)
     for t, st in enumerate(cache["steps"]):
-        s = np.stack(st["s"], axis=1)
-        p = np.stack(st["p"], axis=1)
-        np.testing.assert_allclose(cache["S"][:, t], np.einsum("bn,bnh->bh", p, s), atol=1e-12)
+        np.testing.assert_allclose(cache["S"][:, t], np.einsum("nb,nbh->bh", st.p, st.s), atol=1e-12)
         np.testing.assert_allclose(y[:, t], cache["S"][:, t] @ params["W_y"] + params["b_y"], atol=1e-12)
 
 
@@ -84,9 +84,9 @@ def test_halting_is_computed_from_the_new_state():
     x, params, _, _ = make_problem("rnn", B=2, T=1, halting_bias=0.0)
     _, _, _, cache = act_forward(x, params, cell="rnn")
     st = cache["steps"][0]
-    expected = 1.0 / (1.0 + np.exp(-(st["s"][0] @ params["W_h"] + params["b_h"])[:, 0]))
-    np.testing.assert_allclose(st["h"][0], expected, atol=1e-12)
-    assert not np.allclose(st["h"][0], 0.5)
+    expected = 1.0 / (1.0 + np.exp(-(st.s[0] @ params["W_h"] + params["b_h"])[:, 0]))
+    np.testing.assert_allclose(st.h[0], expected, atol=1e-12)
+    assert not np.allclose(st.h[0], 0.5)
 
 
 def test_flag_is_appended_and_set_on_the_first_step_only():
@@ -96,7 +96,22 @@ def test_flag_is_appended_and_set_on_the_first_step_only():
     st = cache["steps"][0]
     D = x.shape[2]
     W, w_flag = params["W_x"][:D], params["W_x"][D]
-    z1 = x[:, 0] @ W + w_flag + st["s_in"][0] @ params["W_s"] + params["b_s"]
-    z2 = x[:, 0] @ W + st["s_in"][1] @ params["W_s"] + params["b_s"]
-    np.testing.assert_allclose(st["s"][0], np.tanh(z1), atol=1e-12)
-    np.testing.assert_allclose(st["s"][1], np.tanh(z2), atol=1e-12)
+    z1 = x[:, 0] @ W + w_flag + st.s_in[0] @ params["W_s"] + params["b_s"]
+    z2 = x[:, 0] @ W + st.s_in[1] @ params["W_s"] + params["b_s"]
+    np.testing.assert_allclose(st.s[0], np.tanh(z1), atol=1e-12)
+    np.testing.assert_allclose(st.s[1], np.tanh(z2), atol=1e-12)
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm"])
+def test_ponder_steps_are_named_and_read_by_name_too(cell):
+    """The cache of an input step is a PonderSteps: fields by name (st.p), or st["p"] as the notebooks
+    write it; every array stacks the ponder steps first, as many as the slowest row took."""
+    x, params, _, _ = make_problem(cell, B=4, T=2, halting_bias=-1.0)
+    _, N, _, cache = act_forward(x, params, cell=cell)
+    for t, st in enumerate(cache["steps"]):
+        n_t, B, H = int(N[:, t].max()), 4, params["W_s"].shape[0]
+        assert st.s.shape == st.s_in.shape == (n_t, B, H) and st.h.shape == st.p.shape == (n_t, B)
+        assert len(st.cell) == n_t and (st.c is None) == (cell == "rnn")
+        for name in st._fields:
+            assert st[name] is getattr(st, name)
+        assert st[0] is st.s_in                 # still a tuple by position
