@@ -212,10 +212,12 @@ def read_runs(results):
         return list(csv.DictReader(f))
 
 
-def test_population_and_pool_engines_give_the_same_numbers(root, capsys):
+@pytest.mark.parametrize("backend", ["torch", "numpy"])
+def test_population_and_pool_engines_give_the_same_numbers(root, capsys, backend):
     """--engine changes only how runs are scheduled: runs.csv, curves and difficulty agree to rounding."""
     args = [*TINY, "--taus", "1e-3,1e-2", "--seeds", "2", "--dtype", "float64", "--eval-every", "2"]
     args.remove("--no-baseline")
+    args[args.index("--backend") + 1] = backend
     assert run_sweep(capsys, "--name", "pool", *args, "--engine", "pool")[0] == 0
     assert run_sweep(capsys, "--name", "pop", *args, "--engine", "population", "--population-size", "4")[0] == 0
     pool, pop = read_runs(root / "results" / "pool"), read_runs(root / "results" / "pop")
@@ -229,7 +231,7 @@ def test_population_and_pool_engines_give_the_same_numbers(root, capsys):
             else:
                 assert float(a[key]) == pytest.approx(float(b[key]), rel=1e-9, abs=1e-12), (a["run"], key)
     meta = json.loads((root / "results" / "pop" / "sweep.json").read_text())
-    assert meta["engine"] == "population" and meta["backend"] == "torch"
+    assert meta["engine"] == "population" and meta["backend"] == backend
     # the engine is scheduling, not a setting: the other engine finishes the same sweep
     assert run_sweep(capsys, "--name", "pop", *args, "--engine", "pool")[0] == 0
 
@@ -265,3 +267,13 @@ def test_shards_are_even_in_the_sweeps_order_and_fit_in_memory(capsys):
         sweep.plan_shards(jobs[:7], configs[:7], workers=1, size=5, free=int(2.5 * need / 0.8))
     assert info.value.code == 2
     assert_one_line(2, capsys.readouterr().err, 2, "--population-size 5", "GB")
+
+
+def test_by_default_a_cpu_sweep_trains_numpy_populations(root, capsys):
+    args = list(TINY)
+    del args[args.index("--backend"):args.index("--backend") + 2]
+    assert run_sweep(capsys, "--name", "default", *args, "--device", "auto")[0] == 0
+    meta = json.loads((root / "results" / "default" / "sweep.json").read_text())
+    assert (meta["engine"], meta["backend"], meta["device"]) == ("population", "numpy", "cpu")
+    summary = json.loads((root / "runs" / "sweeps" / "default" / "tau0.01-seed0" / "summary.json").read_text())
+    assert summary["backend"] == "numpy" and summary["config"]["dtype"] == "float64"
