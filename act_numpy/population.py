@@ -37,6 +37,21 @@ from .train import adam_checkpoint, load_adam_checkpoint
 SHARED = ("task", "task_options", "cell", "hidden", "batch_size", "dtype")
 
 
+def check_members(configs, shared):
+    """The members' configs as a list, once they agree on every key in ``shared``.
+
+    ValueError for an empty list, or naming the first key on which two members differ.
+    """
+    configs = list(configs)
+    if not configs:
+        raise ValueError("configs must hold at least one member's config")
+    for key in shared:
+        values = {repr(c[key]) for c in configs}
+        if len(values) > 1:
+            raise ValueError(f"the members of a population must share {key!r}; got {sorted(values)}")
+    return configs
+
+
 class Population:
     """K networks and their Adam states on stacked arrays, built from K training configs.
 
@@ -47,13 +62,7 @@ class Population:
     name = "numpy"
 
     def __init__(self, configs):
-        configs = list(configs)
-        if not configs:
-            raise ValueError("configs must hold at least one member's config")
-        for key in SHARED:
-            values = {repr(c[key]) for c in configs}
-            if len(values) > 1:
-                raise ValueError(f"the members of a population must share {key!r}; got {sorted(values)}")
+        configs = check_members(configs, SHARED)
         first = configs[0]
         self.K = len(configs)
         self.cell = first["cell"]
@@ -65,15 +74,16 @@ class Population:
         self.epsilon = np.array([c["epsilon"] for c in configs]).reshape(self.K, 1)
         self.max_ponder = np.array([c["max_ponder"] for c in configs]).reshape(self.K, 1)
         self.tau = np.array([c["tau"] for c in configs]).reshape(self.K, 1, 1)
-        # member k's Adam updates row k of every stacked array in place
-        self.optimizers = [Adam(self._member(k), lr=c["lr"]) for k, c in enumerate(configs)]
-
-    def _member(self, k):
-        """Member k's parameters as views into the stacked arrays (writing them writes the population)."""
-        return {name: p[k] for name, p in self.params.items()}
+        # member k's Adam holds views of row k of the stacked arrays and updates them in place
+        self.optimizers = [Adam({name: p[k] for name, p in self.params.items()}, lr=c["lr"])
+                           for k, c in enumerate(configs)]
 
     def _step(self, x, y, mask, backward):
-        """Forward (and with ``backward`` the gradients) of every member: (total (K,), stats, grads)."""
+        """Forward (and with ``backward`` the gradients) of every member.
+
+        Returns the K members' stats dicts and the gradients, stacked as params (None without
+        ``backward``).
+        """
         x = real_array("x", x, self.dtype)
         mask = np.asarray(mask)
         if x.ndim != 4 or x.shape[0] != self.K or x.shape[3] != self.D or mask.shape != x.shape[:3]:
@@ -103,15 +113,21 @@ class Population:
         """The same statistics as train_step, without a gradient or an update."""
         return self._step(x, y, mask, backward=False)[0]
 
+    def _check_member(self, k):
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < self.K:
+            raise ValueError(f"k must be a member's index in [0, {self.K}), got {k!r}")
+        return int(k)
+
     def member_params(self, k):
         """Member k's parameters as float64 arrays (the single network's shapes)."""
+        k = self._check_member(k)
         return {name: p[k].astype(np.float64) for name, p in self.params.items()}
 
     def member_state(self, k):
         """Member k's parameters and Adam state in the layout of NumpyBackend.state_dict(), so a
         member's checkpoint resumes as a single run and a single run's as a member."""
-        return adam_checkpoint(self.optimizers[k])
+        return adam_checkpoint(self.optimizers[self._check_member(k)])
 
     def load_member_state(self, k, state):
         """Set member k from a state dict of NumpyBackend.state_dict()'s layout."""
-        load_adam_checkpoint(self.optimizers[k], state)
+        load_adam_checkpoint(self.optimizers[self._check_member(k)], state)

@@ -1,14 +1,16 @@
 """Network-steps per second: K networks trained alone, one after another, against one population.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_population.py [--sizes parity,logic] [--K 1,4,16]
-        [--ponder 3] [--seconds 3] [--dtype float32]
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_population.py
+        [--sizes parity,logic] [--K 1,4,16] [--ponder 3] [--seconds 3] [--dtype float32]
 
-"Alone" is K TorchBackend training steps in turn (what a sweep worker does today, one run after
-another); "population" is one step of act_torch.population.Population holding the same K
-networks. Both do the same work: each network takes one Adam step on its own batch. Every input
-takes about --ponder ponder steps (W_h = 0 and the halting bias set as in bench_act.py, so the
-halting units are constant until training moves them). Process CPU time; the last column is the
-population's speed-up per network. No GPU path here yet: CPU only.
+Two engines, PyTorch and NumPy. "Alone" is K training steps of the engine's backend in turn
+(TorchBackend or NumpyBackend: what a sweep worker does today, one run after another);
+"population" is one step of the engine's Population (act_torch.population, act_numpy.population)
+holding the same K networks. All do the same work: each network takes one Adam step on its own
+batch. Every input takes about --ponder ponder steps (W_h = 0 and the halting bias set as in
+bench_act.py, so the halting units are constant until training moves them). Process CPU time.
+Each engine's "population / alone" is its speed-up per network; the last column is the fastest
+of the four rates against PyTorch alone. No GPU path here yet: CPU only.
 """
 
 import argparse
@@ -18,7 +20,9 @@ import numpy as np
 import torch
 
 from act_experiments import tasks, training
-from act_torch.population import Population
+from act_numpy.population import Population as NumpyPopulation
+from act_numpy.train import NumpyBackend
+from act_torch.population import Population as TorchPopulation
 from act_torch.train import TorchBackend
 from bench_act import halting_bias_for
 
@@ -28,10 +32,11 @@ SIZES = {  # the paper's sizes (section 3): parity 64 bits, tanh RNN 128, batch 
 }
 
 
-def configs(size, K, ponder, dtype):
+def configs(size, K, ponder, dtype, backend):
     bias = halting_bias_for(ponder)
+    extra = {"device": "cpu"} if backend is TorchBackend else {}
     return [training.make_config(dict(SIZES[size], seed=k, tau=1e-3, halting_bias=bias, dtype=dtype,
-                                      device="cpu", out="unused"), TorchBackend) for k in range(K)]
+                                      out="unused", **extra), backend) for k in range(K)]
 
 
 def data_for(config):
@@ -49,15 +54,21 @@ def rate(step, seconds):
     return calls / (time.process_time() - start)
 
 
-def measure(size, K, ponder, seconds, dtype):
-    cs = configs(size, K, ponder, dtype)
-    data = [data_for(c) for c in cs]
-    alone = [TorchBackend(c) for c in cs]
-    pop = Population(cs)
+def zero_halting_weights(params):
+    """W_h = 0 in place: every halting unit is sigmoid(b_h), the same at every step."""
     with torch.no_grad():
-        for b in alone:
-            b.params["W_h"].zero_()
-        pop.params["W_h"].zero_()
+        params["W_h"][...] = 0
+
+
+def measure(size, K, ponder, seconds, dtype, backend, population):
+    """(alone, population) network-steps per second of one engine, for K networks."""
+    cs = configs(size, K, ponder, dtype, backend)
+    data = [data_for(c) for c in cs]
+    alone = [backend(c) for c in cs]
+    pop = population(cs)
+    for b in alone:
+        zero_halting_weights(b.params if backend is TorchBackend else b.model.params)
+    zero_halting_weights(pop.params)
     x, y, mask = (np.stack([d[j] for d in data]) for j in range(3))
 
     def alone_step():
@@ -87,14 +98,18 @@ def main(argv=None):
         ap.error(f"--K must be comma-separated integers, got {args.K!r}")
     if not Ks or min(Ks) < 1 or args.ponder < 2 or args.seconds <= 0:
         ap.error("need K >= 1, --ponder >= 2 and --seconds > 0")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), {args.dtype}, "
-          f"about {args.ponder} ponder steps per input, process time\n")
-    print("| size | K | alone: network-steps/s | population: network-steps/s | population / alone |")
-    print("|---|---|---|---|---|")
+    print(f"torch {torch.__version__} ({torch.get_num_threads()} thread(s)), numpy {np.__version__}, "
+          f"{args.dtype}, about {args.ponder} ponder steps per input, process time, network-steps/s\n")
+    print("| size | K | torch alone | torch population | torch population / alone | numpy alone "
+          "| numpy population | numpy population / alone | fastest / torch alone |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for size in sizes:
         for K in Ks:
-            alone, pop = measure(size, K, args.ponder, args.seconds, args.dtype)
-            print(f"| {size} | {K} | {alone:.1f} | {pop:.1f} | {pop / alone:.2f}x |", flush=True)
+            t_alone, t_pop = measure(size, K, args.ponder, args.seconds, args.dtype, TorchBackend, TorchPopulation)
+            n_alone, n_pop = measure(size, K, args.ponder, args.seconds, args.dtype, NumpyBackend, NumpyPopulation)
+            fastest = max(t_alone, t_pop, n_alone, n_pop)
+            print(f"| {size} | {K} | {t_alone:.1f} | {t_pop:.1f} | {t_pop / t_alone:.2f}x | {n_alone:.1f} "
+                  f"| {n_pop:.1f} | {n_pop / n_alone:.2f}x | {fastest / t_alone:.2f}x |", flush=True)
 
 
 if __name__ == "__main__":

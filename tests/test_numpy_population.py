@@ -139,6 +139,9 @@ def test_bad_batches_are_refused_with_the_argument_named():
         pop.train_step(bad, ys, masks)
     with pytest.raises(ValueError, match="x must be a real numeric array"):
         pop.train_step(xs + 1j, ys, masks)
+    for k in (2, -1, 1.0):
+        with pytest.raises(ValueError, match=r"k must be a member's index in \[0, 2\)"):
+            pop.member_state(k)
 
 
 def test_non_finite_parameters_are_refused_as_divergence():
