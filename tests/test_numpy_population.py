@@ -63,6 +63,21 @@ def test_each_member_follows_its_run_trained_alone(task):
             assert np.allclose(value, params[name], rtol=1e-9, atol=1e-12), (k, name)
 
 
+@pytest.mark.parametrize("task", ["parity", "logic"])
+def test_float32_members_halt_where_their_runs_alone_do(task):
+    """In float32 too each member halts and errs where its run alone does (1 - epsilon is compared in
+    the network's dtype, whether epsilon is one number or one per member)."""
+    configs = [dict(c, dtype="float32") for c in configs_for(task)]
+    data = [batches(c, 10) for c in configs]
+    alone = [NumpyBackend(c) for c in configs]
+    pop = Population(configs)
+    for i in range(10):
+        for k, stats in enumerate(pop.train_step(*stacked(data, i))):
+            ref = alone[k].train_step(*data[k][i])
+            assert np.array_equal(stats["N"], ref["N"]) and np.array_equal(stats["wrong"], ref["wrong"]), (k, i)
+            assert stats["loss"] == pytest.approx(ref["loss"], rel=1e-6), (k, i)
+
+
 def test_evaluate_changes_nothing_and_matches_alone():
     configs = configs_for("logic")
     pop = Population(configs)
