@@ -4,13 +4,17 @@ Every figure the course shows lives in ``figures/`` at the repository root and g
 ``save_figure``: fixed dpi, no software stamp, no timestamps. The plotting scripts write there
 whenever they run. A notebook shows its figures inline and writes them through
 ``notebook_figure`` only when asked (``ACT_SAVE_FIGURES=1``, as ``make figures`` sets it), so
-running the course leaves the committed figures untouched.
+running the course leaves the committed figures untouched. ``save_figures`` draws and saves a
+set of figures under one prefix, as the plotting scripts do.
 """
 
 import os
 from pathlib import Path
 
-FIGURE_DIR = Path(__file__).resolve().parent.parent / "figures"
+import matplotlib.pyplot as plt
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE_DIR = ROOT / "figures"
 DPI = 100
 
 
@@ -35,3 +39,20 @@ def notebook_figure(fig, name):
     if os.environ.get("ACT_SAVE_FIGURES") != "1":
         return None
     return save_figure(fig, name)
+
+
+def save_figures(figures, data, prefix, directory=None):
+    """Draw each figure of `figures` ({name: draw(data) -> fig}), save it as <prefix>_<name>.png
+    with save_figure and close it; returns the paths."""
+    paths = []
+    for name, draw in figures.items():
+        fig = draw(data)
+        paths.append(save_figure(fig, f"{prefix}_{name}", directory=directory))
+        plt.close(fig)
+    return paths
+
+
+def print_written(paths):
+    """Print 'wrote <path>' for each path, relative to the repository when it lies inside."""
+    for path in paths:
+        print("wrote", path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)

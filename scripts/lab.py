@@ -3,7 +3,7 @@
     python scripts/lab.py [--ip IP] [--port PORT] [extra jupyter lab options]
 
 Starts JupyterLab on notebooks/01_forward_pass.ipynb with the server's root at the repository,
-so that a notebook's relative links (../figures/x.png, 02_binary_flag.ipynb) resolve. It works
+so that a notebook's relative links (../figures/act_architecture.png, 02_binary_flag.ipynb) resolve. It works
 the same everywhere, using JupyterLab's own options only:
 
   - no browser is opened (there may be no display): the log prints the URL to open, with its

@@ -1,32 +1,107 @@
-"""The plotting scripts draw the committed sweeps into the files they promise, byte for byte the same each time."""
+"""The committed sweeps as the plotting scripts read them, the figures they promise byte for byte the
+same each time, and one line, not a traceback, when a script is given a sweep it cannot draw."""
 
+import subprocess
 import sys
 from pathlib import Path
 
+import matplotlib
+
+matplotlib.use("Agg")
+import pytest  # noqa: E402
+
+from act_experiments import results, sweep_stats  # noqa: E402
+from act_experiments.figures import save_figures  # noqa: E402
+from act_experiments.plots import architecture, logic_addition  # noqa: E402
+from act_experiments.plots.style import tau_colours  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import plot_task  # noqa: E402
 
 
-def test_plot_task_writes_four_figures_under_a_prefix(tmp_path):
-    sweep = plot_task.load(plot_task.RESULTS / "addition_small")
-    first = plot_task.save_all(sweep, tmp_path / "a", prefix="addition_test")
+def test_every_row_carries_its_runs_key_tau_and_seed():
+    sweep = results.load_sweep("addition_small")
+    runs = {r["run"]: r for r in sweep["runs"]}
+    assert {r["key"] for r in sweep["runs"]} == set(sweep_stats.taus(sweep)) | {results.NO_ACT}
+    for row in sweep["difficulty"] + sweep["curves"]:
+        run = runs[row["run"]]
+        assert (row["key"], row["tau"], row["act"], row["seed"]) == (run["key"], run["tau"], run["act"], run["seed"])
+    assert all((r["tau"] is None) == (r["key"] == results.NO_ACT) == (not r["act"]) for r in sweep["runs"])
+
+
+def test_numbers_keep_their_kind():
+    assert [results.number(t) for t in ("", "300", "0.25", "1e-3")] == [None, 300, 0.25, 0.001]
+    assert isinstance(results.number("300"), int)
+    with pytest.raises(ValueError):
+        results.number("letter")
+
+
+def test_table_is_the_mean_and_standard_error_over_seeds():
+    sweep = results.load_sweep("logic_small")
+    for row in sweep_stats.table(sweep):
+        errors = [r["sequence_error"] for r in sweep["runs"] if r["key"] == row["key"]]
+        assert row["errors"] == errors and row["seeds"] == len(errors)
+        assert row["error"] == pytest.approx(sum(errors) / len(errors))
+        assert (row["error_min"], row["error_max"]) == (min(errors), max(errors))
+    assert [r["key"] for r in sweep_stats.table(sweep)] == sweep_stats.keys(sweep)
+    assert sweep_stats.keys(sweep)[-1] == results.NO_ACT
+
+
+def test_by_difficulty_pools_the_seeds_by_count():
+    rows = [{"key": 0.01, "seed": s, "difficulty": d, "count": c, "error": e}
+            for s, d, c, e in ((0, 1, 10, 0.0), (1, 1, 30, 0.4), (0, 2, 5, 1.0))]
+    d, pooled, low, high = sweep_stats.by_difficulty(rows, 0.01, "error")
+    assert d.tolist() == [1.0, 2.0]
+    assert pooled.tolist() == pytest.approx([0.3, 1.0])
+    assert low.tolist() == [0.0, 1.0] and high.tolist() == [0.4, 1.0]
+
+
+def test_tau_labels_and_colours():
+    assert [results.tau_label(k) for k in (0.001, 0.0003, 0.01, results.NO_ACT)] == ["1e-3", "3e-4", "1e-2", "no ACT"]
+    colours = tau_colours([0.1, 0.001, 0.01], "viridis", 0.9, -0.8, "grey")
+    cmap = matplotlib.colormaps["viridis"]
+    assert colours[0.001] == cmap(0.9) and colours[0.1] == cmap(0.1) and colours[results.NO_ACT] == "grey"
+    by_rank = tau_colours([0.006, 0.03, 0.1], "viridis", 0.0, 0.9, "black", spacing="rank")
+    assert by_rank[0.03] == cmap(0.45)
+
+
+def test_logic_addition_figures_come_out_the_same_twice(tmp_path):
+    sweep = results.load_sweep("addition_small")
+    first = save_figures(logic_addition.FIGURES, sweep, "addition_test", tmp_path / "a")
     assert sorted(p.name for p in first) == sorted(
         f"addition_test_{name}.png" for name in ("error_per_tau", "error_vs_ponder", "difficulty", "learning_curves"))
-    again = plot_task.save_all(sweep, tmp_path / "b", prefix="addition_test")
+    again = save_figures(logic_addition.FIGURES, sweep, "addition_test", tmp_path / "b")
     assert [p.read_bytes() for p in first] == [p.read_bytes() for p in again]
 
 
-def test_plot_task_prefix_defaults_to_the_task(tmp_path):
-    sweep = plot_task.load(plot_task.RESULTS / "logic_small")
-    assert {p.name.split("_")[0] for p in plot_task.save_all(sweep, tmp_path)} == {"logic"}
+def test_plot_task_names_the_figures_after_the_task_unless_told(tmp_path):
+    def names(*args):
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "plot_task.py"), "logic", "--sweep", "logic_small",
+                        "--figures", str(tmp_path / args[-1]), *args[:-1]], check=True, capture_output=True)
+        return sorted(p.name for p in (tmp_path / args[-1]).glob("*.png"))
+
+    assert names("a") == sorted(f"logic_{n}.png" for n in ("error_per_tau", "error_vs_ponder", "difficulty",
+                                                          "learning_curves"))
+    assert {n.split("_")[0] for n in names("--prefix", "mine", "b")} == {"mine"}
 
 
-def test_plot_architecture_writes_the_same_bytes_twice(tmp_path):
-    import plot_architecture
-
-    first = plot_architecture.save(tmp_path / "a")
-    again = plot_architecture.save(tmp_path / "b")
+def test_architecture_writes_the_same_bytes_twice(tmp_path):
+    first = architecture.save(tmp_path / "a")
+    again = architecture.save(tmp_path / "b")
     assert first == tmp_path / "a" / "act_architecture.png" and first.is_file()
     assert first.read_bytes() == again.read_bytes()
+
+
+@pytest.mark.parametrize("command", [
+    ["plot_task.py", "logic", "--sweep", "no_such_sweep"],
+    ["plot_task.py", "logic", "--sweep", "addition_small"],
+    ["plot_sort.py", "--sweep", "logic_small"],
+    ["plot_parity.py", "sort_small"],
+    ["plot_characters.py", "--results", "no_such_folder"],
+])
+def test_a_script_refuses_a_sweep_it_cannot_draw_in_one_line(command, tmp_path):
+    script, *args = command
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / script), *args, "--figures", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode != 0
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert not list(tmp_path.glob("*.png"))

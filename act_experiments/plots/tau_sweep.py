@@ -1,0 +1,139 @@
+"""The figure types every τ sweep has, drawn from a sweep as act_experiments.results reads it.
+
+    plot_error_per_tau      held-out sequence error per τ: bar = mean over seeds, whisker =
+                            standard error, dot = one seed, the no-ACT baseline as the last bar
+    plot_error_vs_ponder    every run as a point (final mean ponder, final error), the mean of
+                            each τ as a large one
+    plot_difficulty         mean ponder and error against difficulty, one line per τ
+    plot_learning_curves    held-out error and mean ponder during training
+
+The task modules (logic_addition, sort) give them their colours, titles and reference lines.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from act_experiments.results import NO_ACT, tau_label
+from act_experiments.sweep_stats import by_difficulty, keys, per_group
+from act_experiments.plots.style import legend_right, line_style, series_label
+
+
+def reference_line(ax, reference):
+    """A dashed crimson line at `reference` = (value, label), e.g. chance; nothing for None."""
+    if reference is not None:
+        value, text = reference
+        ax.axhline(value, color="crimson", ls="--", lw=1, label=text)
+
+
+def plot_error_per_tau(sweep, colours, title, reference=None, ylim=None, legend=None):
+    """Held-out sequence error per key: bar = mean over seeds, whisker = standard error,
+    dot = one seed, the no-ACT baseline as the last bar.
+
+    `reference` is (value, label) of a reference_line; `ylim` the y limits (default: 0 to the
+    highest of the dots and the reference, plus 0.08); `legend` the keyword arguments of
+    ax.legend (default: upper center).
+    """
+    errors = per_group(sweep, "sequence_error")
+    fig, ax = plt.subplots(figsize=(8, 4.3))
+    for i, (k, (m, se, values)) in enumerate(errors.items()):
+        ax.bar(i, m, width=0.65, color=colours[k], alpha=0.85, yerr=se, capsize=4, ecolor="black")
+        jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else np.zeros(1)
+        ax.scatter(i + jitter, values, s=16, color="black", linewidths=0, zorder=3)
+    reference_line(ax, reference)
+    ax.set_xticks(range(len(errors)), [tau_label(k) for k in errors])
+    ax.set_xlabel("time penalty τ")
+    ax.set_ylabel("sequence error rate (held-out)")
+    if ylim is None:
+        top = max(max(values) for _, _, values in errors.values())
+        ylim = (0, max(top, reference[0] if reference else top) + 0.08)
+    ax.set_ylim(*ylim)
+    ax.legend(**(legend or {"loc": "upper center", "frameon": False}))
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_error_vs_ponder(sweep, colours, title, xlabel="mean ponder ρ per input step (held-out)",
+                         reference=None, point_size=22):
+    """Every run as a small point (final mean ponder, final error), the mean of each key as a
+    large one (an X for the baseline)."""
+    fig, ax = plt.subplots(figsize=(7.8, 4.8))
+    for k in keys(sweep):
+        runs = [r for r in sweep["runs"] if r["key"] == k]
+        x = np.array([r["mean_ponder"] for r in runs])
+        y = np.array([r["sequence_error"] for r in runs])
+        marker = "X" if k == NO_ACT else "o"
+        ax.scatter(x, y, s=point_size, marker=marker, color=colours[k], alpha=0.6, linewidths=0, zorder=2)
+        ax.scatter(x.mean(), y.mean(), s=170, marker=marker, color=colours[k], edgecolors="black", zorder=3,
+                   label=series_label(k))
+    reference_line(ax, reference)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("sequence error rate (held-out)")
+    ax.set_ylim(bottom=-0.02)
+    ax.grid(alpha=0.3)
+    legend_right(ax)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_difficulty(sweep, colours, title, xlabel, xticks, ponder_label, error_label, error_ylim=(-0.02, None),
+                    reference=None):
+    """Mean ponder (top) and error (bottom) against difficulty, one line per key (seeds pooled)
+    with a band from the lowest to the highest seed.
+
+    `xlabel` and `xticks` describe the difficulty axis, `ponder_label` and `error_label` the two
+    y axes; `reference`, when given, is a function that draws a reference (e.g. chance) on the
+    error axes.
+    """
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.8, 7), sharex=True)
+    for k in keys(sweep):
+        name, style = series_label(k), line_style(k)
+        for ax, field in ((top, "ponder"), (bottom, "error")):
+            d, m, lo, hi = by_difficulty(sweep["difficulty"], k, field)
+            if d.size:
+                ax.plot(d, m, style, marker="o", ms=4, color=colours[k], label=name)
+                ax.fill_between(d, lo, hi, color=colours[k], alpha=0.12, linewidth=0)
+    if reference is not None:
+        reference(bottom)
+    top.set_ylabel(ponder_label)
+    bottom.set_ylabel(error_label)
+    bottom.set_xlabel(xlabel)
+    bottom.set_xticks(xticks)
+    bottom.set_ylim(*error_ylim)
+    for ax in (top, bottom):
+        ax.grid(alpha=0.3)
+        legend_right(ax)
+    top.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_learning_curves(sweep, colours, title, reference=None, error_ylim=(-0.02, None)):
+    """Held-out sequence error (top) and mean ponder (bottom) during training: a thin line per
+    seed, a thick one for the mean over seeds."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.8, 7), sharex=True)
+    for k in keys(sweep):
+        rows = [r for r in sweep["curves"] if r["key"] == k]
+        seeds = sorted({r["seed"] for r in rows})
+        its = sorted({int(r["iteration"]) for r in rows})
+        style = line_style(k)
+        for ax, field in ((top, "sequence_error"), (bottom, "mean_ponder")):
+            grid = np.full((len(seeds), len(its)), np.nan)
+            for r in rows:
+                grid[seeds.index(r["seed"]), its.index(int(r["iteration"]))] = r[field]
+            for line in grid:
+                ax.plot(its, line, style, color=colours[k], lw=0.7, alpha=0.35)
+            ax.plot(its, np.nanmean(grid, axis=0), style, color=colours[k], lw=2, label=series_label(k))
+    reference_line(top, reference)
+    top.set_ylabel("sequence error rate (held-out)")
+    top.set_ylim(*error_ylim)
+    bottom.set_ylabel("mean ponder ρ (held-out)")
+    bottom.set_xlabel("training iteration")
+    for ax in (top, bottom):
+        ax.grid(alpha=0.3)
+    legend_right(top)
+    top.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return fig
