@@ -17,8 +17,9 @@ How the runs are scheduled (none of it changes a number):
   shards are as even as possible, one per worker, within the memory free for them.
 - ``--engine pool``: one process per run (the behaviour before populations).
 - ``--workers`` shards (or runs) train side by side in worker processes with one thread each.
-- ``--backend numpy|torch`` chooses the backend that trains every run (its dtype and numbers come
-  with it; part of the sweep's settings). ``--device`` (torch only): auto takes CUDA when there
+- ``--backend numpy|torch`` chooses the backend that trains every run (part of the sweep's
+  settings: the two backends agree only to rounding). Runs train in float32 unless --dtype says
+  otherwise, whichever the backend. ``--device`` (torch only): auto takes CUDA when there
   is one and the engine is population (a single network is faster on the CPU), else the CPU.
 
 A member's ``train_time_s`` is its share of its shard's training time: the shard's time
@@ -560,6 +561,8 @@ def main(argv=None, script="sweep.py", task=None):
     shared = passthrough_options(tokens, args.backend, script)
     if args.task != "characters":
         shared.setdefault("eval_size", 1000)
+    # float32 whichever the backend: the speed a sweep needs, and one dtype for both backends
+    shared.setdefault("dtype", "float32")
     jobs = jobs_for(args, shared)
     configs = check_jobs(jobs, args.backend, script)
     with open_sweep(run_folder(args.name), sweep_config(args, jobs, configs), args.force, script):

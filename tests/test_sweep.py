@@ -276,4 +276,4 @@ def test_by_default_a_cpu_sweep_trains_numpy_populations(root, capsys):
     meta = json.loads((root / "results" / "default" / "sweep.json").read_text())
     assert (meta["engine"], meta["backend"], meta["device"]) == ("population", "numpy", "cpu")
     summary = json.loads((root / "runs" / "sweeps" / "default" / "tau0.01-seed0" / "summary.json").read_text())
-    assert summary["backend"] == "numpy" and summary["config"]["dtype"] == "float64"
+    assert summary["backend"] == "numpy" and summary["config"]["dtype"] == "float32"
