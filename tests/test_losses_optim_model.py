@@ -6,7 +6,7 @@ import torch
 
 from act_numpy.gradcheck import rel_error
 from act_numpy.losses import sigmoid_cross_entropy, softmax_cross_entropy
-from act_numpy.model import ACTModel, sequence_steps
+from act_numpy.model import ACTModel, objective, sequence_steps
 from act_numpy.optim import Adam
 
 
@@ -110,6 +110,7 @@ def test_model_gradient_is_the_gradient_of_its_loss(loss, O, heads):
     y = (rng.random((3, 4, 1)) > 0.5).astype(float) if loss == "sigmoid" else rng.integers(0, 3, (3, 4, heads))
     total, grads, stats = model.loss(x, y, mask)
     assert total == pytest.approx(stats["data_loss"] + stats["ponder_cost"])
+    assert model.evaluate(x, y, mask)[0] == total          # the same objective, forward only
     assert np.all(stats["rho"][0, 2:] == 0)               # padding after the last target costs nothing
     N0 = stats["N"]
     for name in ["W_h", "b_h", "W_y", "b_s"]:
@@ -121,3 +122,24 @@ def test_model_gradient_is_the_gradient_of_its_loss(loss, O, heads):
             assert np.array_equal(s["N"], N0), "nudge crossed a halting discontinuity"
             return value
         assert rel_error(grads[name], numeric_grad(f, model.params[name].copy())) < 1e-6, name
+
+
+@pytest.mark.parametrize("loss,O,heads", [("sigmoid", 1, 1), ("softmax", 6, 2)])
+def test_losses_and_objective_take_a_leading_axis_of_networks(loss, O, heads):
+    """Stacked as (K, B, T, O), with tau (K, 1, 1), every network gets what it gets alone."""
+    rng = np.random.default_rng(5)
+    K, B, T = 3, 4, 5
+    y_hat = rng.normal(size=(K, B, T, O))
+    y = (rng.random((K, B, T, 1)) > 0.5).astype(float) if loss == "sigmoid" else rng.integers(0, 3, (K, B, T, heads))
+    mask = (rng.random((K, B, T)) > 0.4).astype(float)
+    N, R = rng.integers(1, 5, (K, B, T)), rng.random((K, B, T))
+    tau = np.array([1e-3, 1e-2, 0.0])
+    total, dy, dponder, stats = objective(y_hat, N, R, y, mask, loss=loss, heads=heads, tau=tau.reshape(K, 1, 1))
+    assert total.shape == (K,)
+    for k in range(K):
+        ref = objective(y_hat[k], N[k], R[k], y[k], mask[k], loss=loss, heads=heads, tau=tau[k])
+        assert total[k] == pytest.approx(ref[0], rel=1e-12)
+        np.testing.assert_allclose(dy[k], ref[1], rtol=1e-12)
+        np.testing.assert_allclose(dponder[k], ref[2], rtol=1e-12)
+        for name in ("data_loss", "ponder_cost", "rho", "wrong"):
+            np.testing.assert_allclose(stats[name][k], ref[3][name], rtol=1e-12, err_msg=name)
