@@ -19,7 +19,9 @@ rows). The loop over n stops as soon as every row has halted.
 act_forward and act_backward check their arguments and call forward_pass and backward_pass,
 which do the work. Those two also accept leading axes in front of every array: K networks of
 one shape stacked, x (K, B, T, D) and W_s (K, H, G), which is how ``population.py`` trains K
-networks as one program. Every product below is written so that it reads the same either way.
+networks as one program. Every product below is written so that it reads the same either way:
+``a.mT`` is the transpose of the last two axes (``.T`` of every matrix in a stack), and ``_rows``
+merges two axes of rows so that one product serves a whole (B, T) or (n, B) block.
 """
 
 from typing import NamedTuple
