@@ -26,13 +26,12 @@ import math
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from act_experiments import training
-from act_numpy.model import sequence_steps
 from act_numpy.params import PARAM_NAMES
 
-from .act import _lstm_cell, _rnn_cell, halting_distribution
+from .act import ponder_fixed_steps, ponder_until_halted
+from .losses import act_loss, loss_inputs, statistics
 
 # what the members must share: the shape of the computation
 SHARED = ("task", "task_options", "cell", "hidden", "batch_size", "dtype", "device")
@@ -84,100 +83,40 @@ class Population:
     # Forward
     # -----------------------------------------------------------------------------------------
 
-    def forward(self, x):
-        """y (K, B, T, O), N (K, B, T) int64 and R (K, B, T) for inputs x (K, B, T, D) (a tensor)."""
-        P = self.params
-        K, B, T, D = x.shape
-        H, G = P["W_s"].shape[1:]
-        lstm = self.cell == "lstm"
-        cell_fn = _lstm_cell if lstm else _rnn_cell
-        W_h_test, b_h_test = P["W_h"].detach(), P["b_h"].detach()[:, None, :]
-        cap = int(self.max_ponder.max())
-        # x~ W_x for every t at once, with b_s folded in; the flag row only on the first ponder step
-        xW = torch.baddbmm(P["b_s"][:, None, :], x.reshape(K, B * T, D), P["W_x"][:, :D]).view(K, B, T, G)
-        xW_first = xW + P["W_x"][:, D][:, None, None, :]
-        xW, xW_first = xW.unbind(2), xW_first.unbind(2)
+    def forward(self, x, ponder_steps=None):
+        """Every member's act_forward (eqs 3-13) at once, each with its own threshold and cap M.
 
-        def step(z, prev):
-            # the cells work on (rows, features): the K members' rows side by side
-            flat = (prev[0].reshape(K * B, H), prev[1].reshape(K * B, H)) if lstm else prev.reshape(K * B, H)
-            s, new = cell_fn(z.reshape(K * B, G), flat)
-            new = (new[0].view(K, B, H), new[1].view(K, B, H)) if lstm else new.view(K, B, H)
-            return s.view(K, B, H), new
+        x (K, B, T, D) tensor: member k's batch in x[k]. Returns y (K, B, T, O), N (K, B, T) int64
+        and R (K, B, T). The ponder loop goes on while any row of any member is still running;
+        the steps a row takes after it halted get p = 0, as in act_forward.
 
-        zeros = x.new_zeros(K, B, H)
-        state = (zeros, zeros) if lstm else zeros
-        steps = torch.arange(1, min(cap, 32) + 1, device=x.device)
-        means, Ns, Rs = [], [], []
-        for t in range(T):
-            cum = x.new_zeros(K, B, 1)
-            running, states, cells = [], [], []
-            prev = state
-            for n in range(1, cap + 1):
-                x_part = xW_first[t] if n == 1 else xW[t]
-                s_prev = prev[0] if lstm else prev
-                z = x_part if (t == 0 and n == 1) else torch.baddbmm(x_part, s_prev, P["W_s"])   # eq. (3)
-                s, prev = step(z, prev)
-                states.append(s)
-                if lstm:
-                    cells.append(prev[1])
-                cum = cum + torch.sigmoid(torch.baddbmm(b_h_test, s.detach(), W_h_test))       # eqs (5), (7)
-                # a row takes step n + 1 iff its sum is still below 1 - eps and its member's cap
-                # M allows another step (eq. 13)
-                go_on = (cum < self.threshold) & (n < self.max_ponder)
-                running.append(go_on)
-                if not bool(go_on.any()):                      # the one host sync per step
-                    break
-            n_steps = len(states)
-            N = torch.cat(running, dim=2).sum(dim=2).add_(1)    # (K, B)
-            S_n = torch.stack(states, dim=2)                    # (K, B, n, H)
-            h = torch.sigmoid(torch.baddbmm(P["b_h"][:, None, :], S_n.view(K, B * n_steps, H), P["W_h"]))
-            if n_steps > len(steps):
-                steps = torch.arange(1, min(2 * n_steps, cap) + 1, device=x.device)
-            p, R = halting_distribution(h.view(K * B, n_steps), N.view(K * B), steps[:n_steps])   # eqs (6), (8)
-            p, R = p.view(K, B, n_steps, 1), R.view(K, B)
-            mean_s = (p * S_n).sum(dim=2)                       # eq. (9)
-            if lstm:
-                mean_c = (p * torch.stack(cells, dim=2)).sum(dim=2)
-            state = (mean_s, mean_c) if lstm else mean_s
-            means.append(mean_s)
-            Ns.append(N)
-            Rs.append(R)
-        S = torch.stack(means, dim=2)                           # (K, B, T, H)
-        y = torch.baddbmm(P["b_y"][:, None, :], S.view(K, B * T, H), P["W_y"]).view(K, B, T, -1)
-        return y, torch.stack(Ns, dim=2), torch.stack(Rs, dim=2)
+        ponder_steps: None to ponder until every row has halted (one host sync per ponder step);
+        an int to run exactly that many ponder steps at every input step with no host sync (for
+        CUDA graphs), which adds a fourth result, complete: a 0-d bool tensor, True when every row
+        of every member halted within the budget, and only then are y, N, R (and their gradients)
+        those of ponder_steps=None.
+        """
+        if ponder_steps is None:
+            longest = int(self.max_ponder.max())
+            return ponder_until_halted(x, self.params, self.cell, self.threshold, self.max_ponder, longest)
+        return ponder_fixed_steps(x, self.params, self.cell, self.threshold, self.max_ponder, ponder_steps)
 
     # -----------------------------------------------------------------------------------------
     # Loss, step, evaluation
     # -----------------------------------------------------------------------------------------
 
     def _forward(self, x, y, mask):
-        """Per-member losses (K,) with gradient, and per-member statistics as NumPy arrays."""
-        x, y, mask = np.asarray(x), np.asarray(y), np.asarray(mask)
+        """Per-member losses (K,) with gradient (eq. 12), and per-member statistics as NumPy arrays."""
+        x, mask = np.asarray(x), np.asarray(mask)
         if x.ndim != 4 or x.shape[0] != self.K or mask.shape != x.shape[:3]:
             raise ValueError(f"x must be (K={self.K}, B, T, D) with mask (K, B, T); got x {x.shape}, mask {mask.shape}")
-        K, B, T = mask.shape
         as_t = dict(dtype=self.dtype, device=self.device)
+        target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
         y_hat, N, R = self.forward(torch.as_tensor(x, **as_t))
-        live = torch.as_tensor(mask, **as_t)
-        if self.loss_kind == "sigmoid":
-            z, target = y_hat[..., 0], torch.as_tensor(y.reshape(K, B, T), **as_t)
-            per_step = F.binary_cross_entropy_with_logits(z, target, reduction="none")
-            data_loss = (per_step * live).sum(dim=(1, 2)) / B
-            wrong = ((z > 0) != (target > 0.5)) & (live > 0)
-        else:
-            C = y_hat.shape[3] // self.heads
-            logp = F.log_softmax(y_hat.reshape(K, B, T, self.heads, C), dim=-1)
-            labels = np.where(mask[..., None] > 0, y.reshape(K, B, T, self.heads), 0)
-            labels = torch.as_tensor(labels, dtype=torch.int64, device=self.device)
-            picked = logp.gather(-1, labels[..., None])[..., 0]
-            data_loss = -(picked * live[..., None]).sum(dim=(1, 2, 3)) / B
-            wrong = (logp.argmax(dim=-1) != labels).any(dim=-1) & (live > 0)
-        steps = torch.as_tensor(np.stack([sequence_steps(m) for m in mask]), **as_t)
-        rho = (N.to(self.dtype) + R) * steps                    # eq. (10) on the sequences' steps
-        loss = data_loss + self.tau * rho.sum(dim=(1, 2)) / B   # eq. (12), per member
-        wrong, rho, N = wrong.cpu().numpy(), rho.detach().cpu().numpy(), N.cpu().numpy()
-        return loss, [{"wrong": wrong[k], "rho": rho[k], "N": N[k]} for k in range(K)]
+        loss, wrong, rho = act_loss(y_hat, N, R, target, live, steps, kind=self.loss_kind, heads=self.heads,
+                                    tau=self.tau)
+        stats = statistics(wrong, rho, N)
+        return loss, [{name: value[k] for name, value in stats.items()} for k in range(self.K)]
 
     def train_step(self, x, y, mask):
         """One Adam step of every member on its own batch: x (K, B, T, D), y, mask (K, B, T).

@@ -8,9 +8,10 @@ model and takes a step:
 
 - the parameters start from ``act_numpy.params.init_params`` with the run's seed, so a seed gives
   the same initial weights as the NumPy reference; they are then copied into the ``ACT`` module;
-- the loss is written in torch with the normalisation of ``act_numpy.losses``: cross-entropy
-  summed over the steps that have targets (and over heads), averaged over the batch, plus
-  tau * sum_t rho_t over each sequence's steps, averaged over the batch (eq. 12);
+- the loss (``act_torch.losses``, shared with the population) has the normalisation of
+  ``act_numpy.losses``: cross-entropy summed over the steps that have targets (and over heads),
+  averaged over the batch, plus tau * sum_t rho_t over each sequence's steps, averaged over the
+  batch (eq. 12);
 - autograd gives the gradient (N(t) is a constant, paper section 2.2); ``torch.optim.Adam`` steps.
 
 float32 by default (fast); ``--dtype float64`` matches one NumPy step to about 1e-10.
@@ -22,11 +23,10 @@ import os
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from act_experiments import training
-from act_numpy.model import sequence_steps
 
+from .losses import act_loss, loss_inputs, statistics
 from .module import ACT
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -77,30 +77,13 @@ class TorchBackend:
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config["lr"])
 
     def _forward(self, x, y, mask):
-        """Loss (a 0-d tensor with gradient) and the statistics of the batch, as NumPy arrays."""
-        B, T = mask.shape
+        """Loss (a 0-d tensor with gradient, eq. 12) and the statistics of the batch, as NumPy arrays."""
         as_t = dict(dtype=self.dtype, device=self.device)
+        target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
         y_hat, N, R = self.model(torch.as_tensor(x, **as_t))
-        live = torch.as_tensor(mask, **as_t)
-        if self.loss_kind == "sigmoid":
-            z, target = y_hat[..., 0], torch.as_tensor(np.asarray(y).reshape(B, T), **as_t)
-            per_step = F.binary_cross_entropy_with_logits(z, target, reduction="none")
-            data_loss = (per_step * live).sum() / B
-            wrong = ((z > 0) != (target > 0.5)) & (live > 0)     # logit > 0 <=> probability > 0.5
-        else:
-            C = y_hat.shape[2] // self.heads
-            logp = F.log_softmax(y_hat.reshape(B, T, self.heads, C), dim=-1)
-            # padding may hold any label: read class 0 there (the mask zeroes it anyway)
-            labels = np.where(np.asarray(mask)[..., None] > 0, np.asarray(y).reshape(B, T, self.heads), 0)
-            labels = torch.as_tensor(labels, dtype=torch.int64, device=self.device)
-            picked = logp.gather(-1, labels[..., None])[..., 0]           # (B, T, heads)
-            data_loss = -(picked * live[..., None]).sum() / B
-            wrong = (logp.argmax(dim=-1) != labels).any(dim=-1) & (live > 0)
-        steps = torch.as_tensor(sequence_steps(mask), **as_t)
-        rho = (N.to(self.dtype) + R) * steps                 # eq. (10), only where the sequence lives
-        loss = data_loss + self.tau * rho.sum() / B          # eq. (12): L + tau P, batch means
-        stats = {"wrong": wrong.cpu().numpy(), "rho": rho.detach().cpu().numpy(), "N": N.cpu().numpy()}
-        return loss, stats
+        loss, wrong, rho = act_loss(y_hat, N, R, target, live, steps, kind=self.loss_kind, heads=self.heads,
+                                    tau=self.tau)
+        return loss, statistics(wrong, rho, N)
 
     def train_step(self, x, y, mask):
         """One Adam step on the batch; returns loss, wrong (B, T), rho (B, T), N (B, T)."""
