@@ -277,3 +277,29 @@ def test_by_default_a_cpu_sweep_trains_numpy_populations(root, capsys):
     assert (meta["engine"], meta["backend"], meta["device"]) == ("population", "numpy", "cpu")
     summary = json.loads((root / "runs" / "sweeps" / "default" / "tau0.01-seed0" / "summary.json").read_text())
     assert summary["backend"] == "numpy" and summary["config"]["dtype"] == "float32"
+
+
+def test_a_sweep_stopped_and_run_again_ends_with_the_numbers_of_one_that_never_stopped(tmp_path):
+    """Ctrl-C in the middle of a population, then the same command: the results are those of a
+    sweep that ran through (a long sweep can be carried through many short sessions)."""
+    driver = (f"import sys; from act_experiments import sweeps; from pathlib import Path; "
+              f"sweeps.ROOT = Path({str(tmp_path)!r}); sweeps.main(sys.argv[1:])")
+    args = [*TINY, "--taus", "1e-3,1e-2", "--iterations", "2000", "--eval-every", "1000", "--log-every", "5",
+            "--dtype", "float64"]
+    subprocess.run([sys.executable, "-c", driver, "--name", "through", *args], check=True, capture_output=True)
+    proc = subprocess.Popen([sys.executable, "-c", driver, "--name", "stopped", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "runs" / "sweeps" / "stopped" / "tau0.01-seed0" / "log.jsonl"
+    deadline = time.monotonic() + 120
+    while not (log.exists() and log.read_bytes().count(b"\n") >= 20):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    _, meta = training.load_checkpoint(log.parent / "checkpoint.npz")
+    assert 0 < meta["iteration"] < 2000
+    subprocess.run([sys.executable, "-c", driver, "--name", "stopped", *args], check=True, capture_output=True)
+    through, stopped = read_runs(tmp_path / "results" / "through"), read_runs(tmp_path / "results" / "stopped")
+    for a, b in zip(through, stopped):
+        assert {k: v for k, v in a.items() if k != "train_time_s"} == {k: v for k, v in b.items() if k != "train_time_s"}
