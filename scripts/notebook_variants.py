@@ -31,6 +31,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from act_experiments.results import read_csv
 from act_experiments.training import atomic_write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,11 +155,6 @@ def table(rows):
     return "\n".join(lines)
 
 
-def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="*", help="notebooks to run (default: all of notebooks/)")
@@ -174,7 +170,7 @@ def main(argv=None):
     if args.table:
         if not Path(args.table).is_file():
             ap.error(f"--table: no such file {args.table}")
-        print(table(read_rows(args.table)))
+        print(table(read_csv(args.table)))
         return 0
     notebooks = [Path(n).resolve() for n in args.notebooks] or NOTEBOOKS
     missing = [str(n) for n in notebooks if not n.is_file()]

@@ -16,6 +16,7 @@ import pytest  # noqa: E402
 
 from act_experiments import course  # noqa: E402
 from act_experiments import figures  # noqa: E402
+from act_experiments.results import read_csv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # a script, not a module of the package: loaded from its file
@@ -140,7 +141,7 @@ def test_measure_runs_a_notebook_per_variant_and_tabulates_its_checks(tmp_path):
     assert [(r["variant"], r["seed"], r["claim"], r["holds"]) for r in rows] == [
         ("native", 0, "seed plus one", 0), ("native", 0, "threads", 1),
         ("compatible", 1, "seed plus one", 1), ("compatible", 1, "threads", 1)]
-    table = nv.table(nv.read_rows(tmp_path / "out" / "checks.csv"))
+    table = nv.table(read_csv(tmp_path / "out" / "checks.csv"))
     assert "| tiny | seed plus one | > 1.5 | 2 | 1 | 2 | -0.5 | 1/2 |" in table
 
 
