@@ -1,7 +1,11 @@
 """The experiment side of the course, shared by the NumPy and PyTorch backends.
 
 ``tasks``, ``text``: the paper's four synthetic tasks and the character corpus (the data).
-``training``: one training loop for both backends (options, defaults, logs, checkpoints).
-``figures``: where figures are written. ``course``: what every notebook's setup and check cells
-use (the settings a learner or CI may change from outside, and checks that record their margin).
+``training``: one training loop for both backends, for one run or a population (options,
+defaults, logs, checkpoints). ``sweeps``: tau x seed sweeps and their results files;
+``characters``: what a characters sweep measures byte by byte. ``results``, ``sweep_stats``:
+reading the committed sweeps and their numbers per tau. ``plots``: the figures, one module per
+experiment; ``figures``: where figures are written. ``course``: what every notebook's setup and
+check cells use (the settings a learner or CI may change from outside, and checks that record
+their margin).
 """
