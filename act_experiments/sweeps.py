@@ -79,8 +79,12 @@ SCHEDULING = ("out", "device", "checkpoint_every")
 SET_BY_SWEEP = ("task", "seed", "tau", "no_act", "out", "resume", "device")
 # the memory estimate of a network assumes this many ponder steps per input step (or M if less)
 PONDER_GUESS = 10
-# threads of every BLAS and OpenMP pool in a worker: the workers are the parallelism
-ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+# what a worker process starts with: one thread in every BLAS and OpenMP pool (the workers are
+# the parallelism), and glibc's malloc told to keep 64 MiB of freed memory, which it otherwise
+# hands back to the system and maps again page by page for every megabyte-sized temporary of a
+# stacked product (docs/benchmarks_population.md: the NumPy population at parity's size)
+WORKER_ENV = {**{name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
+              "MALLOC_TOP_PAD_": str(64 << 20)}
 
 
 def backend_classes(name):
@@ -463,8 +467,8 @@ def run_shards(shards, workers, engine, backend, script="sweep.py"):
     runs = sum(len(s) for s in shards)
     start = time.perf_counter()
     previous = signal.signal(signal.SIGTERM, _sigterm_to_interrupt)
-    saved_env = {k: os.environ.get(k) for k in ONE_THREAD}
-    os.environ.update(ONE_THREAD)       # read by the workers' BLAS when they start
+    saved_env = {k: os.environ.get(k) for k in WORKER_ENV}
+    os.environ.update(WORKER_ENV)       # read by the workers' BLAS and malloc when they start
     try:
         ctx = mp.get_context("spawn")    # fresh interpreters: no shared thread pools
         with ctx.Pool(min(workers, len(shards)), initializer=_ignore_sigint) as pool:
