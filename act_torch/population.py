@@ -32,6 +32,7 @@ from act_numpy.params import PARAM_NAMES
 
 from .act import ponder_fixed_steps, ponder_until_halted
 from .losses import act_loss, loss_inputs, statistics
+from .population_graphed import graph_step_for
 
 # what the members must share: the shape of the computation
 SHARED = ("task", "task_options", "cell", "hidden", "batch_size", "dtype", "device")
@@ -49,7 +50,7 @@ class Population:
 
     name = "torch"
 
-    def __init__(self, configs):
+    def __init__(self, configs, graphed=None):
         configs = list(configs)
         if not configs:
             raise ValueError("configs must hold at least one member's config")
@@ -78,6 +79,8 @@ class Population:
         self.adam_t = np.zeros(self.K, dtype=np.int64)
         self.adam_m = {k: torch.zeros_like(p) for k, p in self.params.items()}
         self.adam_v = {k: torch.zeros_like(p) for k, p in self.params.items()}
+        # graphed: the training step as CUDA graphs (act_torch.population_graphed); None: on CUDA
+        self.graph_step = graph_step_for(self, graphed)
 
     # -----------------------------------------------------------------------------------------
     # Forward

@@ -161,7 +161,7 @@ class GraphStep(TorchStep):
     def __init__(self, size, N_target, dtype, device):
         super().__init__(size, N_target, dtype, device)
         self.step = CUDAGraphTrainStep(self.model, self.opt, loss_fn, self.x, self.target, self.ponder_budget())
-        self.name = f"torch {device} graph K={self.step.ponder_steps}"
+        self.name = f"torch {device} graph K={self.step.graph.ponder_steps}"
 
     def __call__(self):
         _, N, _ = self.step(self.x, self.target)

@@ -1,6 +1,8 @@
 """act_torch.graphed: a training step replayed as a CUDA graph equals the eager step.
 
-The CUDA tests are skipped on a machine without a GPU.
+Each test runs twice: on the CPU with the graph stood in for by act_torch.graphed.Rerun (replay
+= call again: the budgets, the check, the fallback and the recapture all run), and on CUDA with
+real graphs (skipped on a machine without a GPU).
 """
 
 import numpy as np
@@ -10,9 +12,11 @@ import torch.nn.functional as F
 
 from act_numpy.params import PARAM_NAMES, init_params
 from act_torch import ACT
-from act_torch.graphed import CUDAGraphTrainStep
+from act_torch.graphed import CapturedGraph, CUDAGraphTrainStep, Rerun
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+# (device, capture): real CUDA graphs, and the stand-in that runs the same control flow anywhere
+SETUPS = [pytest.param("cuda", CapturedGraph, marks=cuda, id="cuda"), pytest.param("cpu", Rerun, id="cpu-rerun")]
 
 
 def loss_fn(y, N, R, target):
@@ -48,36 +52,36 @@ def test_needs_cuda_tensors():
         CUDAGraphTrainStep(model, torch.optim.Adam(model.parameters()), loss_fn, x, target, 5)
 
 
-@cuda
+@pytest.mark.parametrize("device, capture", SETUPS)
 @pytest.mark.parametrize("cell", ["rnn", "lstm"])
-def test_graph_steps_equal_eager_steps(cell):
-    params, x, target = problem(cell, "cuda")
-    want, want_N = eager_steps(params, cell, x, target, 4, "cuda")
+def test_graph_steps_equal_eager_steps(cell, device, capture):
+    params, x, target = problem(cell, device)
+    want, want_N = eager_steps(params, cell, x, target, 4, device)
     with torch.no_grad():
-        longest = int(ACT.from_numpy(params, cell, max_ponder=20, device="cuda")(x)[1].max())
-    model = ACT.from_numpy(params, cell, max_ponder=20, device="cuda")
+        longest = int(ACT.from_numpy(params, cell, max_ponder=20, device=device)(x)[1].max())
+    model = ACT.from_numpy(params, cell, max_ponder=20, device=device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-    step = CUDAGraphTrainStep(model, opt, loss_fn, x, target, longest + 2)
+    step = CUDAGraphTrainStep(model, opt, loss_fn, x, target, longest + 2, capture=capture)
     for k in range(4):
         _, N, _ = step(x, target)
         assert torch.equal(N, want_N[k])
     for name in PARAM_NAMES:
         assert torch.allclose(getattr(model, name), getattr(want, name), rtol=1e-9, atol=1e-11), name
-    assert step.captures == 1 and step.fallbacks == 0
+    assert step.graph.captures == 1 and step.graph.fallbacks == 0
 
 
-@cuda
-def test_too_few_steps_fall_back_to_the_exact_step_and_recapture():
-    params, x, target = problem("lstm", "cuda")
-    want, want_N = eager_steps(params, "lstm", x, target, 2, "cuda")
+@pytest.mark.parametrize("device, capture", SETUPS)
+def test_too_few_steps_fall_back_to_the_exact_step_and_recapture(device, capture):
+    params, x, target = problem("lstm", device)
+    want, want_N = eager_steps(params, "lstm", x, target, 2, device)
     assert int(want_N[0].max()) > 1
-    model = ACT.from_numpy(params, "lstm", max_ponder=20, device="cuda")
+    model = ACT.from_numpy(params, "lstm", max_ponder=20, device=device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-    step = CUDAGraphTrainStep(model, opt, loss_fn, x, target, 1)    # too few on purpose
+    step = CUDAGraphTrainStep(model, opt, loss_fn, x, target, 1, capture=capture)    # too few on purpose
     for k in range(2):
         _, N, _ = step(x, target)
         assert torch.equal(N, want_N[k])
-    assert step.fallbacks == 1 and step.captures == 2
-    assert step.ponder_steps == int(want_N[0].max()) + 2
+    assert step.graph.fallbacks == 1 and step.graph.captures == 2
+    assert step.graph.ponder_steps == int(want_N[0].max()) + 2
     for name in PARAM_NAMES:
         assert torch.allclose(getattr(model, name), getattr(want, name), rtol=1e-9, atol=1e-11), name
