@@ -18,7 +18,9 @@ from .params import init_params
 
 
 def sequence_steps(mask):
-    """(B, T) mask of the steps that belong to each sequence: every step up to its last target."""
+    """(B, T) mask of the steps that belong to each sequence: every step up to its last target.
+
+    mask (B, T), 1 where a target exists; leading axes pass through, e.g. (K, B, T)."""
     mask = np.asarray(mask) > 0
     # a step belongs to the sequence if some target exists at or after it
     return np.flip(np.maximum.accumulate(np.flip(mask, axis=-1), axis=-1), axis=-1).astype(np.float64)
