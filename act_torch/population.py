@@ -29,6 +29,7 @@ import torch
 
 from act_experiments import training
 from act_numpy.params import PARAM_NAMES
+from act_numpy.population import check_members
 
 from .act import ponder_fixed_steps, ponder_until_halted
 from .losses import act_loss, loss_inputs, statistics
@@ -51,13 +52,7 @@ class Population:
     name = "torch"
 
     def __init__(self, configs, graphed=None):
-        configs = list(configs)
-        if not configs:
-            raise ValueError("configs must hold at least one member's config")
-        for key in SHARED:
-            values = {repr(c[key]) for c in configs}
-            if len(values) > 1:
-                raise ValueError(f"the members of a population must share {key!r}; got {sorted(values)}")
+        configs = check_members(configs, SHARED)
         first = configs[0]
         self.K = len(configs)
         self.cell = first["cell"]

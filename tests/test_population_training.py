@@ -12,6 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from act_experiments import training  # noqa: E402
+from conftest import Interrupted, crashing  # noqa: E402
 from act_torch.population import Population  # noqa: E402
 from act_torch.train import TorchBackend  # noqa: E402
 
@@ -91,29 +92,12 @@ def test_each_run_gets_its_share_of_the_training_time(tmp_path):
     assert all(s["time_s"] >= s["train_time_s"] * len(summaries) * 0.99 for s in summaries)
 
 
-class Interrupted(Exception):
-    pass
-
-
-def crashing_population(after):
-    """A population whose train_step raises on its call number after + 1 (a killed process)."""
-    class Crashing(Population):
-        calls = 0
-
-        def train_step(self, x, y, mask):
-            Crashing.calls += 1
-            if Crashing.calls > after:
-                raise Interrupted
-            return super().train_step(x, y, mask)
-    return Crashing
-
-
 def test_a_killed_population_resumes_exactly_together_or_alone(tmp_path):
     whole = configs("logic", tmp_path / "whole")
     training.train_population(whole, TorchBackend, Population, progress=False)
     killed = configs("logic", tmp_path / "killed")
     with pytest.raises(Interrupted):
-        training.train_population(killed, TorchBackend, crashing_population(after=17), progress=False)
+        training.train_population(killed, TorchBackend, crashing(Population, after=17), progress=False)
     # every member checkpointed at its evaluation at 10; two resume together, one alone
     prepared = [training.prepare({"out": c["out"]}, TorchBackend, resume=True) for c in killed]
     assert {p[1][1]["iteration"] for p in prepared} == {10}
