@@ -99,8 +99,9 @@ def backend_classes(name):
 
 
 def default_backend(device):
-    """The faster backend for the device (docs/benchmarks_population.md): NumPy on the CPU, where
-    its populations take more network-steps per second than PyTorch's; PyTorch on CUDA."""
+    """The faster backend for the device (docs/benchmarks_population.md): PyTorch on CUDA; NumPy on
+    the CPU, where its populations of 16 took more network-steps per second than PyTorch's at
+    logic's size and as many at parity's (with WORKER_ENV's malloc setting, which sweeps use)."""
     return "torch" if device.startswith("cuda") else "numpy"
 
 
