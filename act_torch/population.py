@@ -22,8 +22,6 @@ on the stacked tensors so that every member keeps its own learning rate. In floa
 agree to rounding (tests/test_population.py).
 """
 
-import math
-
 import numpy as np
 import torch
 
@@ -31,6 +29,7 @@ from act_experiments import training
 from act_numpy.params import PARAM_NAMES
 from act_numpy.population import check_members
 
+from . import adam
 from .act import ponder_fixed_steps, ponder_until_halted
 from .losses import act_loss, loss_inputs, statistics
 from .population_graphed import graph_step_for
@@ -38,8 +37,6 @@ from .population_graphed import graph_step_for
 # what the members must share: the shape of the computation
 SHARED = ("task", "task_options", "cell", "hidden", "batch_size", "dtype", "device")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
-# torch.optim.Adam's defaults, which TorchBackend uses
-BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
 
 
 class Population:
@@ -121,6 +118,8 @@ class Population:
 
         Returns K stats dicts, each as TorchBackend.train_step's: loss, wrong, rho, N.
         """
+        if self.graph_step is not None:        # on CUDA: forward, loss, backward and Adam replayed as graphs
+            return self.graph_step(x, y, mask)
         for p in self.params.values():
             p.grad = None
         loss, stats = self._forward(x, y, mask)
@@ -137,22 +136,13 @@ class Population:
     @torch.no_grad()
     def _adam(self):
         """torch.optim.Adam's update (its defaults), every member with its own learning rate and
-        step count. The per-member factors are computed in float64 on the host, as torch's Adam
-        computes its scalars in Python floats."""
+        step count (act_torch.adam: the factors on the host in float64, then the update in place)."""
         self.adam_t += 1
-        bias1 = 1 - BETA1 ** self.adam_t.astype(np.float64)
-        bias2_sqrt = np.sqrt(1 - BETA2 ** self.adam_t.astype(np.float64))
-        step_size = -self.lr.numpy() / bias1
-        for k, p in self.params.items():
-            g = p.grad if p.grad is not None else torch.zeros_like(p)
-            m, v = self.adam_m[k], self.adam_v[k]
-            m.lerp_(g, 1 - BETA1)
-            v.mul_(BETA2).addcmul_(g, g, value=1 - BETA2)
-            column = (-1,) + (1,) * (p.dim() - 1)
-            step = torch.tensor(step_size, dtype=p.dtype, device=p.device).view(column)
-            root = torch.tensor(bias2_sqrt, dtype=p.dtype, device=p.device).view(column)
-            denom = (v.sqrt() / root).add_(ADAM_EPS)
-            p.add_(step * m / denom)
+        step_size, root = adam.factors(self.adam_t, self.lr.numpy())
+        as_t = dict(dtype=self.dtype, device=self.device)
+        grads = {k: p.grad if p.grad is not None else torch.zeros_like(p) for k, p in self.params.items()}
+        adam.update_(self.params, grads, self.adam_m, self.adam_v, torch.tensor(step_size, **as_t),
+                     torch.tensor(root, **as_t))
 
     def member_params(self, k):
         """Member k's parameters as float64 NumPy arrays (the single network's shapes)."""

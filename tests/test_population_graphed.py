@@ -122,6 +122,17 @@ def test_graphed_steps_equal_eager_steps_with_graphs_stood_in_for(kind):
     assert graph.ponder_steps == max(int(stats["N"].max()) for _, out in log for stats in out)
 
 
+def test_train_step_hands_its_work_to_the_graph_step():
+    """Population.train_step is what the training loop calls: with a graph step kept, it runs
+    through it (here stood in for on the CPU) and gives the eager numbers."""
+    def kept(pop):
+        pop.graph_step = PopulationGraphStep(pop, slack=1, warmup=1, capture=Rerun)
+        return pop.train_step
+    eager, graphed, _, log = train_both(configs_for("lstm"), 8, kept)
+    assert_populations_equal(eager, graphed, log, rtol=1e-10, atol=1e-12)
+    assert graphed.graph_step.forward_graph.captures >= 1
+
+
 def test_graph_step_needs_a_cuda_population():
     configs = configs_for("rnn")
     pop = Population(configs)
