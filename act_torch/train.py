@@ -15,8 +15,11 @@ model and takes a step:
 - autograd gives the gradient (N(t) is a constant, paper section 2.2); ``torch.optim.Adam`` steps.
 
 float32 by default (fast); ``--dtype float64`` matches one NumPy step to about 1e-10.
-CUDA is used when available (``--device cpu`` to refuse it); ``--device cuda`` (or ``cuda:N``) on
-a machine without that device is refused in one line before anything is written.
+``--device auto`` (the default) trains on the CPU: one network of these sizes steps eagerly on a
+GPU slower than on the CPU, every operation a tiny kernel launch (docs/benchmarks_train_step.md);
+a GPU pays off for many networks at once, as populations (``act_experiments.sweeps``). Ask for
+it with ``--device cuda`` (or ``cuda:N``), which on a machine without that device is refused in
+one line before anything is written.
 """
 
 import os
@@ -38,7 +41,8 @@ class TorchBackend:
     name = "torch"
     default_dtype = "float32"
     extra_defaults = {"device": "auto"}
-    extra_arguments = (("--device", str, "auto (CUDA when available, else CPU), cpu, cuda, cuda:1, ..."),)
+    extra_arguments = (("--device", str, "auto (the CPU: faster than eager CUDA for one network), cpu, cuda, "
+                                         "cuda:1, ..."),)
     extra_resumable = ("device",)    # a run may continue on another device (not bit-exactly)
 
     @staticmethod
@@ -68,7 +72,9 @@ class TorchBackend:
         D, O, self.loss_kind, self.heads = training.model_sizes(config)
         device = config["device"]
         if device == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
+            # one network: eager CUDA launches a tiny kernel per operation and is slower than
+            # the CPU; populations take the GPU instead (act_torch.population)
+            device = "cpu"
         self.device, self.dtype = torch.device(device), DTYPES[config["dtype"]]
         self.tau = config["tau"]
         self.model = ACT.from_numpy(training.init_parameters(config), config["cell"], epsilon=config["epsilon"],

@@ -300,3 +300,12 @@ def test_short_training_beats_chance_on_4_bit_parity(tmp_path):
     assert summary["final_eval"]["sequence_error"] < 0.15
     # the easy cases are learnt: one non-zero bit is read off directly
     assert summary["final_eval"]["by_difficulty"][0]["error"] < 0.05
+
+
+def test_device_auto_keeps_a_single_run_on_the_cpu(monkeypatch):
+    """Eager CUDA is slower than the CPU for one network: auto never picks it, even with a GPU."""
+    torch = pytest.importorskip("torch")
+    from act_torch.train import TorchBackend
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    config = training.make_config({"task": "parity", "bits": 3, "hidden": 4, "out": "unused"}, TorchBackend)
+    assert config["device"] == "auto" and TorchBackend(config).device.type == "cpu"
