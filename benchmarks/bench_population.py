@@ -2,6 +2,7 @@
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_population.py
         [--sizes parity,logic] [--K 1,4,16] [--ponder 3] [--seconds 3] [--dtype float32]
+    python benchmarks/bench_population.py --device cuda [--K 1,16,64]        # on a GPU
 
 Two engines, PyTorch and NumPy. "Alone" is K training steps of the engine's backend in turn
 (TorchBackend or NumpyBackend: what a sweep worker does today, one run after another);
@@ -10,7 +11,13 @@ holding the same K networks. All do the same work: each network takes one Adam s
 batch. Every input takes about --ponder ponder steps (W_h = 0 and the halting bias set as in
 bench_act.py, so the halting units are constant until training moves them). Process CPU time.
 Each engine's "population / alone" is its speed-up per network; the last column is the fastest
-of the four rates against PyTorch alone. No GPU path here yet: CPU only.
+of the four rates against PyTorch alone.
+
+With --device cuda the table compares, in wall-clock time with the GPU synchronised after every
+call: the NumPy population on the CPU (the CPU's best engine), PyTorch alone on CUDA (eager),
+the torch population on CUDA eager (graphed=False) and the torch population replayed as CUDA
+graphs (act_torch.population_graphed); the last column is the graphed population against the
+NumPy population.
 """
 
 import argparse
@@ -32,9 +39,9 @@ SIZES = {  # the paper's sizes (section 3): parity 64 bits, tanh RNN 128, batch 
 }
 
 
-def configs(size, K, ponder, dtype, backend):
+def configs(size, K, ponder, dtype, backend, device="cpu"):
     bias = halting_bias_for(ponder)
-    extra = {"device": "cpu"} if backend is TorchBackend else {}
+    extra = {"device": device} if backend is TorchBackend else {}
     return [training.make_config(dict(SIZES[size], seed=k, tau=1e-3, halting_bias=bias, dtype=dtype,
                                       out="unused", **extra), backend) for k in range(K)]
 
@@ -80,6 +87,54 @@ def measure(size, K, ponder, seconds, dtype, backend, population):
     return alone_rate, pop_rate
 
 
+def wall_rate(step, seconds):
+    """Calls of step() per second of wall-clock time, the GPU synchronised after each call, after
+    three warm-up calls (a graphed population captures its graphs in its first steps)."""
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    start, calls = time.perf_counter(), 0
+    while calls == 0 or time.perf_counter() - start < seconds:
+        step()
+        torch.cuda.synchronize()
+        calls += 1
+    return calls / (time.perf_counter() - start)
+
+
+def measure_cuda(size, K, ponder, seconds, dtype):
+    """Network-steps per second: NumPy population (CPU), torch alone, population eager, graphed (CUDA)."""
+    cpu = configs(size, K, ponder, dtype, NumpyBackend)
+    gpu = configs(size, K, ponder, dtype, TorchBackend, device="cuda")
+    data = [data_for(c) for c in cpu]
+    x, y, mask = (np.stack([d[j] for d in data]) for j in range(3))
+    numpy_pop = NumpyPopulation(cpu)
+    alone = [TorchBackend(c) for c in gpu]
+    eager, graphed = TorchPopulation(gpu, graphed=False), TorchPopulation(gpu, graphed=True)
+    for params in [numpy_pop.params, eager.params, graphed.params] + [b.params for b in alone]:
+        zero_halting_weights(params)
+
+    def alone_step():
+        for b, d in zip(alone, data):
+            b.train_step(*d)
+
+    return (K * rate(lambda: numpy_pop.train_step(x, y, mask), seconds), K * wall_rate(alone_step, seconds),
+            K * wall_rate(lambda: eager.train_step(x, y, mask), seconds),
+            K * wall_rate(lambda: graphed.train_step(x, y, mask), seconds))
+
+
+def main_cuda(sizes, Ks, args):
+    print(f"torch {torch.__version__} on {torch.cuda.get_device_name(0)}, numpy {np.__version__} on the CPU, "
+          f"{args.dtype}, about {args.ponder} ponder steps per input, network-steps/s\n")
+    print("| size | K | numpy population (CPU) | torch alone (CUDA) | population eager (CUDA) "
+          "| population graphed (CUDA) | graphed / numpy population |")
+    print("|---|---|---|---|---|---|---|")
+    for size in sizes:
+        for K in Ks:
+            n_pop, alone, eager, graphed = measure_cuda(size, K, args.ponder, args.seconds, args.dtype)
+            print(f"| {size} | {K} | {n_pop:.1f} | {alone:.1f} | {eager:.1f} | {graphed:.1f} "
+                  f"| {graphed / n_pop:.2f}x |", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="parity,logic", help=f"comma-separated, from {', '.join(SIZES)}")
@@ -87,6 +142,8 @@ def main(argv=None):
     ap.add_argument("--ponder", type=int, default=3, help="ponder steps per input (default 3)")
     ap.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per measurement (default 3)")
     ap.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                    help="cuda: the torch engines on the GPU, eager and graphed (see above)")
     args = ap.parse_args(argv)
     sizes = [s for s in args.sizes.split(",") if s]
     unknown = [s for s in sizes if s not in SIZES]
@@ -98,6 +155,10 @@ def main(argv=None):
         ap.error(f"--K must be comma-separated integers, got {args.K!r}")
     if not Ks or min(Ks) < 1 or args.ponder < 2 or args.seconds <= 0:
         ap.error("need K >= 1, --ponder >= 2 and --seconds > 0")
+    if args.device == "cuda":
+        if not torch.cuda.is_available():
+            ap.error("--device cuda: CUDA is not available here")
+        return main_cuda(sizes, Ks, args)
     print(f"torch {torch.__version__} ({torch.get_num_threads()} thread(s)), numpy {np.__version__}, "
           f"{args.dtype}, about {args.ponder} ponder steps per input, process time, network-steps/s\n")
     print("| size | K | torch alone | torch population | torch population / alone | numpy alone "
