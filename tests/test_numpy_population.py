@@ -127,16 +127,24 @@ def test_member_state_resumes_as_a_single_run_and_back():
         assert_same_stats(fresh.train_step(*stacked(data, i))[0], single.train_step(*data[0][i]), i)
 
 
+def torch_engine():
+    torch_population = pytest.importorskip("act_torch.population")
+    from act_torch.train import TorchBackend
+    return torch_population.Population, TorchBackend
+
+
+@pytest.mark.parametrize("engine", ["numpy", "torch"])
 @pytest.mark.parametrize("change, message", [({"hidden": 8}, "hidden"), ({"cell": "lstm"}, "cell"),
                                              ({"dtype": "float32"}, "dtype"), ({"bits": 5}, "task_options")])
-def test_members_must_share_the_shape_of_the_computation(change, message):
-    configs = configs_for("parity", [dict(seed=0), dict(seed=1)])
-    other = training.make_config({**{k: v for k, v in configs[1].items() if k != "task_options"},
-                                  **configs[1]["task_options"], **change}, NumpyBackend)
+def test_members_must_share_the_shape_of_the_computation(change, message, engine):
+    population, backend = (Population, NumpyBackend) if engine == "numpy" else torch_engine()
+    configs = [training.make_config({**config, "out": "unused"}, backend) for config in
+               ({**TASKS["parity"], "dtype": "float64", "seed": 0},
+                {**TASKS["parity"], "dtype": "float64", "seed": 1, **change})]
     with pytest.raises(ValueError, match=message):
-        Population([configs[0], other])
+        population(configs)
     with pytest.raises(ValueError, match="at least one"):
-        Population([])
+        population([])
 
 
 def test_bad_batches_are_refused_with_the_argument_named():

@@ -78,17 +78,6 @@ def test_members_with_different_caps_halt_by_their_own():
     assert [int(s["N"].max()) for s in stats] == [1, 3, 7]      # sigmoid(-4): every row runs to its cap
 
 
-@pytest.mark.parametrize("change, message", [({"hidden": 8}, "hidden"), ({"cell": "lstm"}, "cell")])
-def test_members_must_share_the_shape_of_the_computation(change, message):
-    configs = configs_for("parity", [dict(seed=0), dict(seed=1)])
-    other = training.make_config({**{k: v for k, v in configs[1].items() if k != "task_options"},
-                                  **configs[1]["task_options"], **change}, TorchBackend)
-    with pytest.raises(ValueError, match=message):
-        Population([configs[0], other])
-    with pytest.raises(ValueError, match="at least one"):
-        Population([])
-
-
 def test_batches_must_have_one_row_block_per_member():
     configs = configs_for("parity", [dict(seed=0), dict(seed=1)])
     x, y, mask = batches(configs[0], 1)[0]
