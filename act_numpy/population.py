@@ -46,10 +46,21 @@ def check_members(configs, shared):
     if not configs:
         raise ValueError("configs must hold at least one member's config")
     for key in shared:
+        missing = [i for i, c in enumerate(configs) if key not in c]
+        if missing:
+            raise ValueError(f"the config of member {missing[0]} has no {key!r}: members need full "
+                             "training configs of one backend")
         values = {repr(c[key]) for c in configs}
         if len(values) > 1:
             raise ValueError(f"the members of a population must share {key!r}; got {sorted(values)}")
     return configs
+
+
+def check_member(k, K):
+    """k as an int once it is a member's index in [0, K); ValueError naming k otherwise."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < K:
+        raise ValueError(f"k must be a member's index in [0, {K}), got {k!r}")
+    return int(k)
 
 
 class Population:
@@ -114,9 +125,7 @@ class Population:
         return self._step(x, y, mask, backward=False)[0]
 
     def _check_member(self, k):
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < self.K:
-            raise ValueError(f"k must be a member's index in [0, {self.K}), got {k!r}")
-        return int(k)
+        return check_member(k, self.K)
 
     def member_params(self, k):
         """Member k's parameters as float64 arrays (the single network's shapes)."""

@@ -27,15 +27,15 @@ import torch
 
 from act_experiments import training
 from act_numpy.params import PARAM_NAMES
-from act_numpy.population import check_members
+from act_numpy.population import SHARED as SHAPE, check_member, check_members
 
 from . import adam
 from .act import ponder_fixed_steps, ponder_until_halted
 from .losses import act_loss, loss_inputs, statistics
 from .population_graphed import graph_step_for
 
-# what the members must share: the shape of the computation
-SHARED = ("task", "task_options", "cell", "hidden", "batch_size", "dtype", "device")
+# what the members must share: the shape of the computation (as in NumPy) and the device
+SHARED = SHAPE + ("device",)
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
@@ -103,8 +103,10 @@ class Population:
     def _forward(self, x, y, mask):
         """Per-member losses (K,) with gradient (eq. 12), and per-member statistics as NumPy arrays."""
         x, mask = np.asarray(x), np.asarray(mask)
-        if x.ndim != 4 or x.shape[0] != self.K or mask.shape != x.shape[:3]:
-            raise ValueError(f"x must be (K={self.K}, B, T, D) with mask (K, B, T); got x {x.shape}, mask {mask.shape}")
+        D = self.params["W_x"].shape[1] - 1                  # W_x (K, D + 1, G): the flag's row last
+        if x.ndim != 4 or x.shape[0] != self.K or x.shape[3] != D or mask.shape != x.shape[:3]:
+            raise ValueError(f"x must be (K={self.K}, B, T, D={D}) with mask (K, B, T); got x {x.shape}, "
+                             f"mask {mask.shape}")
         as_t = dict(dtype=self.dtype, device=self.device)
         target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
         y_hat, N, R = self.forward(torch.as_tensor(x, **as_t))
@@ -146,11 +148,13 @@ class Population:
 
     def member_params(self, k):
         """Member k's parameters as float64 NumPy arrays (the single network's shapes)."""
+        k = check_member(k, self.K)
         return {name: p[k].detach().cpu().numpy().astype(np.float64) for name, p in self.params.items()}
 
     def member_state(self, k):
         """Member k's parameters and Adam state in the layout of TorchBackend.state_dict(), so a
         member's checkpoint resumes as a single run and a single run's as a member."""
+        k = check_member(k, self.K)
         state = {"adam_t": np.array(int(self.adam_t[k]))}
         for name, p in self.params.items():
             state[f"param/{name}"] = p[k].detach().cpu().numpy().copy()
@@ -160,6 +164,7 @@ class Population:
 
     def load_member_state(self, k, state):
         """Set member k from a state dict of TorchBackend.state_dict()'s layout."""
+        k = check_member(k, self.K)
         as_t = dict(dtype=self.dtype, device=self.device)
         with torch.no_grad():
             for name, p in self.params.items():
