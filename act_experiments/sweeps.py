@@ -7,7 +7,10 @@ The runs of a sweep are every (tau, seed) pair and, unless --no-baseline, each s
 --no-act (the cap M = 1). Each run is the shared training loop (``training``) with its own run
 folder: log, checkpoint, summary, exactly the files of ``python -m act_<backend>.train``.
 
-How the runs are scheduled (none of it changes a number):
+How the runs are scheduled (none of it changes what a run computes; the numbers agree to
+rounding, and in float64 to about 1e-9 over a run. A population pads every member's ponder loop
+to its slowest member's, which changes the order of some sums, so in float32 two schedules of one
+run can drift apart over a long run, as two machines' BLAS kernels can):
 
 - ``--engine population`` (the default): runs that share the shape of the computation are
   stacked into populations (``training.train_population``): K networks take each step as one
@@ -129,7 +132,8 @@ def parse_args(argv=None, script="sweep.py", task=None):
                     help="backend of every run (default: numpy on the CPU, torch on CUDA)")
     ap.add_argument("--population-size", type=int, metavar="K",
                     help="most members in one population (default: even shards, one per worker, within memory)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count(), help="shards or runs trained side by side")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="shards or runs trained side by side (default: the CPU count; 1 on CUDA, one population per GPU)")
     ap.add_argument("--device", default="auto",
                     help="torch backend: auto (CUDA for populations when present, else CPU), cpu, cuda, cuda:N")
     ap.add_argument("--passage-chunks", type=int, default=None,
@@ -143,8 +147,11 @@ def parse_args(argv=None, script="sweep.py", task=None):
         args.taus = [float(t) for t in args.taus.split(",") if t]
     except ValueError as e:
         ap.error(f"--taus: {e}")
-    if not args.taus or args.seeds < 1 or args.workers < 1:
+    if not args.taus or args.seeds < 1 or (args.workers is not None and args.workers < 1):
         ap.error("need at least one tau, one seed and one worker")
+    ids = [f"tau{t:g}" for t in args.taus]
+    if len(set(ids)) < len(ids):
+        ap.error(f"--taus: two values name the same runs ({', '.join(ids)}); give each tau once")
     if args.population_size is not None and args.population_size < 1:
         ap.error(f"--population-size must be at least 1, got {args.population_size}")
     if args.passage_chunks is not None and (args.task != "characters" or args.passage_chunks < 1):
@@ -158,6 +165,8 @@ def parse_args(argv=None, script="sweep.py", task=None):
         args.backend = default_backend(args.device)
     if args.backend == "numpy" and args.device != "cpu":
         ap.error(f"the numpy backend runs on the CPU only; --device {args.device} needs --backend torch")
+    if args.workers is None:
+        args.workers = 1 if args.device.startswith("cuda") else (os.cpu_count() or 1)
     return args, passthrough
 
 
@@ -328,7 +337,8 @@ def open_sweep(folder, config, force=False, script="sweep.py"):
 def member_bytes(config):
     """About how many bytes one network of this config needs while it trains in a population:
     parameters, gradient and Adam's two moments, the batch, and what the backward keeps of every
-    ponder step (states and gates), assuming PONDER_GUESS ponder steps per input (M if fewer)."""
+    ponder step (states and gates), assuming PONDER_GUESS ponder steps per input (M if fewer).
+    An estimate: a population keeps as many steps as its slowest member takes."""
     D, O, _, _ = training.model_sizes(config)
     H, B = config["hidden"], config["batch_size"]
     G = 4 * H if config["cell"] == "lstm" else H
@@ -341,7 +351,8 @@ def member_bytes(config):
 
 
 def free_bytes(device):
-    """Memory free for the shards: the GPU's free memory on CUDA, else the machine's available RAM."""
+    """Memory free for the shards: the GPU's free memory on CUDA, else the machine's free RAM (the
+    pages no one uses now; the kernel's caches could give more)."""
     if device.startswith("cuda"):
         import torch
         return torch.cuda.mem_get_info(torch.device(device))[0]
@@ -369,7 +380,7 @@ def plan_shards(todo, configs, workers, size=None, free=None, script="sweep.py")
     room = free * 0.8 / side_by_side               # leave a fifth for everything else
     shards = []
     for members in groups.values():
-        need = member_bytes(members[0][1])
+        need = max(member_bytes(config) for _, config in members)
         fits = int(room // need)
         if size is not None and size * need > room:
             fail(script, f"--population-size {size} needs about {size * need / 2**30:.1f} GB per shard, more "
@@ -378,7 +389,7 @@ def plan_shards(todo, configs, workers, size=None, free=None, script="sweep.py")
         if fits < 1:
             fail(script, f"one network needs about {need / 2**30:.1f} GB, more than the {room / 2**30:.1f} GB "
                          f"free for each of {side_by_side} worker(s); use fewer --workers or a smaller model")
-        cap = size or min(fits, math.ceil(len(members) / side_by_side))
+        cap = size if size is not None else min(fits, math.ceil(len(members) / side_by_side))
         count = math.ceil(len(members) / cap)
         # even shards in the sweep's order: sizes differ by at most one, and a tau's seeds stay together
         bounds = [round(i * len(members) / count) for i in range(count + 1)]
@@ -426,6 +437,9 @@ def run_shard(task):
     if backend == "torch":
         import torch
         torch.set_num_threads(1)        # the workers provide the parallelism
+        device = torch.device(jobs[0][1].get("device", "cpu"))
+        if device.type == "cuda" and device.index is not None:
+            torch.cuda.set_device(device)     # graphs capture on the current device: make it the runs' own
     backend_cls, population = backend_classes(backend)
     try:
         prepared = [_prepare_run(options, backend_cls) for _, options in jobs]
@@ -483,6 +497,11 @@ def run_shards(shards, workers, engine, backend, script="sweep.py"):
         # a run that diverged, or a run folder that cannot be continued: one line, the other runs'
         # checkpoints stay
         fail(script, f"a run stopped the sweep: {err}", 1)
+    except (RuntimeError, OSError, MemoryError) as err:
+        # e.g. out of memory on the device, or a full disk: the checkpoints written so far stand
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        fail(script, f"a worker failed ({type(err).__name__}: {first}); fix the cause and run the same "
+                     "command again to continue (or use a smaller --population-size)", 1)
     except KeyboardInterrupt as err:
         # leaving the with block terminated the pool: each worker got SIGTERM and checkpointed
         signum = err.args[0] if err.args else signal.SIGINT

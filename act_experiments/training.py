@@ -15,6 +15,14 @@ how to hold a model and take a step; this module does the rest, identically for 
         def state_dict(self): ...             # {name: np.ndarray}, parameters + optimiser
         def load_state_dict(self, state): ...
 
+    class Population:                        # K runs as one program (train_population)
+        name = "numpy"                       # the backend whose runs it holds
+        def __init__(self, configs): ...     # K configs of that backend that share SHARED_BY_POPULATION
+        def train_step(self, x, y, mask): ... # x (K, B, T, D), y, mask (K, B, T): K stats dicts
+        def evaluate(self, x, y, mask): ...
+        def member_state(self, k): ...       # member k's state_dict(), the backend's layout
+        def load_member_state(self, k, state): ...
+
     stats = {"loss": float,                  # L + tau * P averaged over the batch, eq. (12)
              "wrong": (B, T) bool,           # steps whose prediction is wrong (False off-target)
              "rho": (B, T),                  # rho_t = N(t) + R(t), eq. (10); 0 outside the sequence

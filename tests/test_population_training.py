@@ -151,3 +151,10 @@ def test_population_refusals(tmp_path):
         training.train_population([good[0], good[0]], TorchBackend, Population)
     with pytest.raises(ValueError, match="one entry per config"):
         training.train_population(good, TorchBackend, Population, checkpoints=[None])
+
+
+def test_the_shared_keys_are_the_populations_own():
+    from act_numpy import population as numpy_population
+    from act_torch import population as torch_population
+    assert training.SHARED_BY_POPULATION == numpy_population.SHARED + ("device",) + training.IN_STEP
+    assert torch_population.SHARED == numpy_population.SHARED + ("device",)

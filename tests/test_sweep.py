@@ -303,3 +303,9 @@ def test_a_sweep_stopped_and_run_again_ends_with_the_numbers_of_one_that_never_s
     through, stopped = read_runs(tmp_path / "results" / "through"), read_runs(tmp_path / "results" / "stopped")
     for a, b in zip(through, stopped):
         assert {k: v for k, v in a.items() if k != "train_time_s"} == {k: v for k, v in b.items() if k != "train_time_s"}
+
+
+def test_taus_that_name_the_same_runs_are_refused(root, capsys):
+    status, err = run_sweep(capsys, "--name", "twice", *TINY, "--taus", "1e-3,0.001")
+    assert_one_line(status, err, 2, "--taus", "give each tau once")
+    assert list(root.iterdir()) == []
