@@ -117,7 +117,7 @@ def measure_cuda(size, K, ponder, seconds, dtype):
         for b, d in zip(alone, data):
             b.train_step(*d)
 
-    return (K * rate(lambda: numpy_pop.train_step(x, y, mask), seconds), K * wall_rate(alone_step, seconds),
+    return (K * wall_rate(lambda: numpy_pop.train_step(x, y, mask), seconds), K * wall_rate(alone_step, seconds),
             K * wall_rate(lambda: eager.train_step(x, y, mask), seconds),
             K * wall_rate(lambda: graphed.train_step(x, y, mask), seconds))
 

@@ -11,6 +11,7 @@ script works with whatever results exist.
 """
 
 import argparse
+from pathlib import Path
 
 import matplotlib
 
@@ -25,6 +26,9 @@ def main(argv=None):
     ap.add_argument("--results", default=str(results.RESULTS), help="folder holding the sweeps (default results/)")
     ap.add_argument("--figures", help="output folder (default figures/)")
     args = ap.parse_args(argv)
+    if not Path(args.results).is_dir():
+        # a mistyped folder must not redraw the committed figures as "no sweeps"
+        ap.exit(1, f"plot_time_penalty.py: error: --results {args.results} is not a folder\n")
     sweeps = results.find_sweeps(args.results)
     if sweeps:
         time_penalty.print_summary(sweeps)
