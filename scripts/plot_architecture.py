@@ -7,16 +7,16 @@ The drawing, and how to read it: act_experiments.plots.architecture. Nothing in 
 and save_figure writes the same bytes every time.
 """
 
-import argparse
 
 import matplotlib
 
 from act_experiments.plots import architecture
+from act_experiments.training import OneLineParser
 
 
 def main(argv=None):
     matplotlib.use("Agg")      # files only
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
     ap.add_argument("--figures", help="output folder (default figures/)")
     args = ap.parse_args(argv)
     print(f"wrote {architecture.save(args.figures)}")

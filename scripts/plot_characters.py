@@ -9,18 +9,18 @@ per tau and saves four figures, characters_*.png, through act_experiments.figure
 act_experiments.plots.characters says what they show.
 """
 
-import argparse
 import sys
 
 import matplotlib
 
 from act_experiments.figures import save_figures
 from act_experiments.plots import characters
+from act_experiments.training import OneLineParser
 
 
 def main(argv=None):
     matplotlib.use("Agg")      # files only
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
     ap.add_argument("--results", default=None, help="sweep folder (default: results/characters, else _small)")
     ap.add_argument("--figures", default=None, help="output folder (default figures/)")
     args = ap.parse_args(argv)

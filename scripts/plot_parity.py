@@ -12,7 +12,6 @@ the PNGs carry no timestamp: the same results give the same bytes. What each fig
 act_experiments.plots.parity.
 """
 
-import argparse
 import sys
 
 import matplotlib
@@ -20,11 +19,12 @@ import matplotlib
 from act_experiments import results
 from act_experiments.figures import save_figures
 from act_experiments.plots import parity
+from act_experiments.training import OneLineParser
 
 
 def main(argv=None):
     matplotlib.use("Agg")      # files only
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
     ap.add_argument("sweep", nargs="?", default=None,
                     help="results/<name>/ to plot, or a folder (default: the largest parity sweep in results/)")
     ap.add_argument("--prefix", default="parity", help="figure file names <prefix>_*.png (default parity)")

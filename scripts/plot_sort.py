@@ -10,7 +10,6 @@ sort_*.png, through act_experiments.figures.save_figure, so the same CSV files a
 same bytes. What each figure shows, and which sweep is the default: act_experiments.plots.sort.
 """
 
-import argparse
 import sys
 
 import matplotlib
@@ -18,11 +17,12 @@ import matplotlib
 from act_experiments import results
 from act_experiments.figures import print_written, save_figures
 from act_experiments.plots import sort
+from act_experiments.training import OneLineParser
 
 
 def main(argv=None):
     matplotlib.use("Agg")      # files only
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
     ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS that exists)")
     ap.add_argument("--figures", help="output folder (default figures/)")
     args = ap.parse_args(argv)

@@ -11,7 +11,6 @@ act_experiments.figures.save_figure, so the same CSV files always give the same 
 figure shows, and which sweep is the default: act_experiments.plots.logic_addition.
 """
 
-import argparse
 import sys
 
 import matplotlib
@@ -19,11 +18,12 @@ import matplotlib
 from act_experiments import results, sweep_stats
 from act_experiments.figures import print_written, save_figures
 from act_experiments.plots import logic_addition
+from act_experiments.training import OneLineParser
 
 
 def main(argv=None):
     matplotlib.use("Agg")      # files only
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
     ap.add_argument("task", choices=sorted(logic_addition.SWEEPS), help="logic or addition")
     ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS[task] present)")
     ap.add_argument("--figures", help="output folder (default figures/)")

@@ -10,7 +10,6 @@ Sweeps that are missing, empty (still running) or unreadable are skipped with a 
 script works with whatever results exist.
 """
 
-import argparse
 from pathlib import Path
 
 import matplotlib
@@ -18,11 +17,12 @@ import matplotlib
 from act_experiments import results
 from act_experiments.figures import print_written, save_figures
 from act_experiments.plots import time_penalty
+from act_experiments.training import OneLineParser
 
 
 def main(argv=None):
     matplotlib.use("Agg")      # files only
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
     ap.add_argument("--results", default=str(results.RESULTS), help="folder holding the sweeps (default results/)")
     ap.add_argument("--figures", help="output folder (default figures/)")
     args = ap.parse_args(argv)
