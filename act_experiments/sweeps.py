@@ -61,6 +61,8 @@ import fcntl
 import json
 import math
 import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 import os
 import platform
 import shutil
@@ -85,9 +87,11 @@ PONDER_GUESS = 10
 # what a worker process starts with: one thread in every BLAS and OpenMP pool (the workers are
 # the parallelism), and glibc's malloc told to keep 64 MiB of freed memory, which it otherwise
 # hands back to the system and maps again page by page for every megabyte-sized temporary of a
-# stacked product (docs/benchmarks_population.md: the NumPy population at parity's size)
+# stacked product (docs/benchmarks_population.md: the NumPy population at parity's size). And
+# no warning from the multiprocessing resource tracker, started with the workers, about the lock
+# of a worker that was killed, which it cleans up: a sweep ends in one line
 WORKER_ENV = {**{name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
-              "MALLOC_TOP_PAD_": str(64 << 20)}
+              "MALLOC_TOP_PAD_": str(64 << 20), "PYTHONWARNINGS": "ignore:resource_tracker:UserWarning"}
 
 
 def backend_classes(name):
@@ -427,13 +431,21 @@ def _prepare_run(options, backend_cls):
     return training.prepare(options, backend_cls)
 
 
+_STOPPED = []        # in a worker: the signal that stopped it; it then takes no more work
+
+
 def run_shard(task):
-    """Train one shard in a worker process: a population (engine population) or a single run (pool).
+    """Train one shard in a worker process: a population (engine population) or single runs (pool).
 
     task: (engine, backend name, jobs). Members that resume from different iterations train as
-    one population per iteration, one after the other. Returns the shard's run ids.
+    one population per iteration, one after the other. Returns (the shard's run ids, None), or
+    (run ids, signal number) when SIGTERM stopped the worker: its checkpoints are written, and
+    it trains nothing more.
     """
     engine, backend, jobs = task
+    run_ids = [run_id for run_id, _ in jobs]
+    if _STOPPED:
+        return run_ids, _STOPPED[0]
     if backend == "torch":
         import torch
         torch.set_num_threads(1)        # the workers provide the parallelism
@@ -456,8 +468,9 @@ def run_shard(task):
                 training.train_population(configs, backend_cls, population, checkpoints=checkpoints,
                                           progress=False)
     except training.Stopped as stop:
-        sys.exit(stop.exit_code)    # the checkpoints are written: end this worker quietly
-    return [run_id for run_id, _ in jobs]
+        _STOPPED.append(stop.signum)    # the checkpoints are written
+        return run_ids, stop.signum
+    return run_ids, None
 
 
 def _ignore_sigint():
@@ -471,11 +484,24 @@ def _sigterm_to_interrupt(signum, frame):
     raise KeyboardInterrupt(signum)
 
 
+def _stop_workers(pool, futures):
+    """Ask every worker to stop (SIGTERM: each finishes its iteration and checkpoints) and wait
+    until they have exited."""
+    for future in futures:
+        future.cancel()
+    processes = list((getattr(pool, "_processes", None) or {}).values())    # the executor's workers
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)    # a stopped worker takes no more work: all exit
+
+
 def run_shards(shards, workers, engine, backend, script="sweep.py"):
-    """Train the shards in a pool of worker processes; returns how many runs were trained.
+    """Train the shards in worker processes; returns how many runs were trained.
 
     Ctrl-C or SIGTERM ends the sweep in one line (exit 130 or 143): each worker finishes its
-    iteration and writes its checkpoints, so the same command continues where it stopped.
+    iteration and writes its checkpoints, so the same command continues where it stopped. A
+    worker stopped or killed on its own ends the sweep in one line too, never a hang.
     """
     if not shards:
         return 0
@@ -486,13 +512,23 @@ def run_shards(shards, workers, engine, backend, script="sweep.py"):
     os.environ.update(WORKER_ENV)       # read by the workers' BLAS and malloc when they start
     try:
         ctx = mp.get_context("spawn")    # fresh interpreters: no shared thread pools
-        with ctx.Pool(min(workers, len(shards)), initializer=_ignore_sigint) as pool:
-            done = 0
-            tasks_ = [(engine, backend, shard) for shard in shards]
-            for run_ids in pool.imap_unordered(run_shard, tasks_):
-                done += len(run_ids)
-                what = run_ids[0] if len(run_ids) == 1 else f"{len(run_ids)} runs ({run_ids[0]} ... {run_ids[-1]})"
-                print(f"[{done}/{runs}] {what} done ({time.perf_counter() - start:.0f} s)", flush=True)
+        with ProcessPoolExecutor(min(workers, len(shards)), mp_context=ctx, initializer=_ignore_sigint) as pool:
+            futures = [pool.submit(run_shard, (engine, backend, shard)) for shard in shards]
+            try:
+                done = 0
+                for future in as_completed(futures):
+                    run_ids, signum = future.result()
+                    if signum is not None:
+                        raise KeyboardInterrupt(signum)      # a worker stopped by a signal of its own
+                    done += len(run_ids)
+                    what = run_ids[0] if len(run_ids) == 1 else f"{len(run_ids)} runs ({run_ids[0]} ... {run_ids[-1]})"
+                    print(f"[{done}/{runs}] {what} done ({time.perf_counter() - start:.0f} s)", flush=True)
+            except BaseException:
+                _stop_workers(pool, futures)
+                raise
+    except BrokenProcessPool:
+        fail(script, "a worker process died (killed, or out of memory?); run the same command again to "
+                     "continue from the last checkpoints", 1)
     except (training.Diverged, ValueError) as err:
         # a run that diverged, or a run folder that cannot be continued: one line, the other runs'
         # checkpoints stay
@@ -503,7 +539,7 @@ def run_shards(shards, workers, engine, backend, script="sweep.py"):
         fail(script, f"a worker failed ({type(err).__name__}: {first}); fix the cause and run the same "
                      "command again to continue (or use a smaller --population-size)", 1)
     except KeyboardInterrupt as err:
-        # leaving the with block terminated the pool: each worker got SIGTERM and checkpointed
+        # every worker got SIGTERM, finished its iteration and checkpointed
         signum = err.args[0] if err.args else signal.SIGINT
         fail(script, "interrupted: run the same command again to continue (finished runs are kept, "
                      "the others resume from their last checkpoint)", 128 + signum)

@@ -7,6 +7,7 @@ there); the few that train start one worker process.
 
 import fcntl
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -309,3 +310,32 @@ def test_taus_that_name_the_same_runs_are_refused(root, capsys):
     status, err = run_sweep(capsys, "--name", "twice", *TINY, "--taus", "1e-3,0.001")
     assert_one_line(status, err, 2, "--taus", "give each tau once")
     assert list(root.iterdir()) == []
+
+
+def worker_pids(pid):
+    """The worker processes of the sweep process pid (its children that run Python, not the
+    multiprocessing resource tracker)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(c) for c in children if b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds the workers through /proc")
+@pytest.mark.parametrize("signum, status, words", [(signal.SIGKILL, 1, "a worker process died"),
+                                                    (signal.SIGTERM, 143, "run the same command again")])
+def test_a_worker_stopped_or_killed_on_its_own_ends_the_sweep_in_one_line(tmp_path, signum, status, words):
+    """Not a hang: a worker killed (out of memory, say) or stopped alone ends the sweep, one line."""
+    driver = (f"import sys; from act_experiments import sweeps; from pathlib import Path; "
+              f"sweeps.ROOT = Path({str(tmp_path)!r}); sweeps.main(sys.argv[1:])")
+    args = [*TINY, "--iterations", "10000000", "--eval-every", "0", "--log-every", "5"]
+    proc = subprocess.Popen([sys.executable, "-c", driver, "--name", "w", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "runs" / "sweeps" / "w" / "tau0.01-seed0" / "log.jsonl"
+    deadline = time.monotonic() + 120
+    while not (log.exists() and log.read_bytes().count(b"\n") >= 5):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    workers = worker_pids(proc.pid)
+    assert len(workers) == 1
+    os.kill(workers[0], signum)
+    _, err = proc.communicate(timeout=120)
+    assert_one_line(proc.returncode, err, status, words)
