@@ -171,18 +171,29 @@ def test_sweep_cli_refuses_bad_options_in_one_line(extra, words):
         assert not folder.exists()
 
 
+def sweep_process(tmp_path, name, args, lines):
+    """Start a sweep in its own process (runs and results under tmp_path) and wait until the log
+    of its run tau0.01-seed0 holds `lines` records. Returns (process, that run's folder)."""
+    proc = subprocess.Popen([sys.executable, "-c", sweep_driver(tmp_path), "--name", name, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = tmp_path / "runs" / "sweeps" / name / "tau0.01-seed0"
+    deadline = time.monotonic() + 120
+    while not ((run / "log.jsonl").exists() and (run / "log.jsonl").read_bytes().count(b"\n") >= lines):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    return proc, run
+
+
+def sweep_driver(tmp_path):
+    """A Python program that runs the sweep engine with its ROOT moved to tmp_path."""
+    return (f"import sys; from act_experiments import sweeps; from pathlib import Path; "
+            f"sweeps.ROOT = Path({str(tmp_path)!r}); sweeps.main(sys.argv[1:])")
+
+
 def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
     """Ctrl-C to the sweep: one line, status 130, and each worker checkpoints where it stopped."""
-    driver = (f"import sys; from act_experiments import sweeps; from pathlib import Path; "
-              f"sweeps.ROOT = Path({str(tmp_path)!r}); sweeps.main(sys.argv[1:])")
     args = [*TINY, "--iterations", "10000000", "--eval-every", "0", "--log-every", "5", "--checkpoint-every", "60"]
-    proc = subprocess.Popen([sys.executable, "-c", driver, "--name", "i", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    run = tmp_path / "runs" / "sweeps" / "i" / "tau0.01-seed0"
-    deadline = time.monotonic() + 120
-    while not ((run / "log.jsonl").exists() and (run / "log.jsonl").read_bytes().count(b"\n") >= 5):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.1)
+    proc, run = sweep_process(tmp_path, "i", args, 5)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert_one_line(proc.returncode, err, 130, "run the same command again")
@@ -283,22 +294,15 @@ def test_by_default_a_cpu_sweep_trains_numpy_populations(root, capsys):
 def test_a_sweep_stopped_and_run_again_ends_with_the_numbers_of_one_that_never_stopped(tmp_path):
     """Ctrl-C in the middle of a population, then the same command: the results are those of a
     sweep that ran through (a long sweep can be carried through many short sessions)."""
-    driver = (f"import sys; from act_experiments import sweeps; from pathlib import Path; "
-              f"sweeps.ROOT = Path({str(tmp_path)!r}); sweeps.main(sys.argv[1:])")
+    driver = sweep_driver(tmp_path)
     args = [*TINY, "--taus", "1e-3,1e-2", "--iterations", "2000", "--eval-every", "1000", "--log-every", "5",
             "--dtype", "float64"]
     subprocess.run([sys.executable, "-c", driver, "--name", "through", *args], check=True, capture_output=True)
-    proc = subprocess.Popen([sys.executable, "-c", driver, "--name", "stopped", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    log = tmp_path / "runs" / "sweeps" / "stopped" / "tau0.01-seed0" / "log.jsonl"
-    deadline = time.monotonic() + 120
-    while not (log.exists() and log.read_bytes().count(b"\n") >= 20):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.05)
+    proc, run = sweep_process(tmp_path, "stopped", args, 20)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    _, meta = training.load_checkpoint(log.parent / "checkpoint.npz")
+    _, meta = training.load_checkpoint(run / "checkpoint.npz")
     assert 0 < meta["iteration"] < 2000
     subprocess.run([sys.executable, "-c", driver, "--name", "stopped", *args], check=True, capture_output=True)
     through, stopped = read_runs(tmp_path / "results" / "through"), read_runs(tmp_path / "results" / "stopped")
@@ -324,16 +328,8 @@ def worker_pids(pid):
                                                     (signal.SIGTERM, 143, "run the same command again")])
 def test_a_worker_stopped_or_killed_on_its_own_ends_the_sweep_in_one_line(tmp_path, signum, status, words):
     """Not a hang: a worker killed (out of memory, say) or stopped alone ends the sweep, one line."""
-    driver = (f"import sys; from act_experiments import sweeps; from pathlib import Path; "
-              f"sweeps.ROOT = Path({str(tmp_path)!r}); sweeps.main(sys.argv[1:])")
     args = [*TINY, "--iterations", "10000000", "--eval-every", "0", "--log-every", "5"]
-    proc = subprocess.Popen([sys.executable, "-c", driver, "--name", "w", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    log = tmp_path / "runs" / "sweeps" / "w" / "tau0.01-seed0" / "log.jsonl"
-    deadline = time.monotonic() + 120
-    while not (log.exists() and log.read_bytes().count(b"\n") >= 5):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.1)
+    proc, _ = sweep_process(tmp_path, "w", args, 5)
     workers = worker_pids(proc.pid)
     assert len(workers) == 1
     os.kill(workers[0], signum)
