@@ -1,12 +1,13 @@
 # Two commands: `make lab` opens the course, `make test` checks everything (CI runs this one).
-# Also: `make variant` (the notebooks under other math kernels) and `make figures` (redraw figures/).
+# Also: `make student` (the exercises without their solutions, in build/student/), `make variant`
+# (the notebooks under other math kernels) and `make figures` (redraw figures/).
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # nbval: lax mode (our checks are assert cells), the venv's own kernel, and a generous per-cell limit
 NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=300
 
-.PHONY: lab test unit notebooks variant figures clean
+.PHONY: lab test unit notebooks exercises student variant figures clean
 
 $(STAMP): requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
@@ -20,13 +21,21 @@ $(STAMP): requirements.txt pyproject.toml
 lab: $(STAMP)
 	$(PY) scripts/lab.py
 
-test: unit notebooks
+test: unit notebooks exercises
 
 unit: $(STAMP)
 	$(PY) -m pytest -q tests
 
 notebooks: $(STAMP)
 	$(PY) -m pytest -q $(NBVAL) notebooks
+
+# The student edition (build/student/, made by nbgrader: every solution taken out), then run:
+# every graded check must fail without its answer, and every lesson cell must still run.
+student: $(STAMP)
+	$(PY) scripts/student.py
+
+exercises: $(STAMP)
+	$(PY) scripts/student.py --check
 
 # Every notebook once more under nbval, with the math libraries made to pick other kernels
 # (scripts/notebook_variants.py lists the variants); CI runs this after `make test`.
@@ -49,4 +58,4 @@ figures: $(STAMP)
 	ACT_SAVE_FIGURES=1 $(PY) -m pytest -q $(NBVAL) notebooks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis build

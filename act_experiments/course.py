@@ -81,3 +81,23 @@ def check(claim, value, op, bound):
     else:
         raise AssertionError(f"{claim}: {value:.4g} is not {op} {bound:.4g}")
     return value
+
+
+def answered(**answers):
+    """Stop an exercise's check with a clear message while any of its answers is still ``None``.
+
+    Each exercise's solution cell starts by setting its answers to ``None``; in the student
+    edition the solution below that is replaced by ``raise NotImplementedError()``, so the
+    answers stay ``None`` and the check says which one to fill in. Returns the answers' values:
+    one value for one answer, a tuple for several.
+
+        answered(eps=eps)             # AssertionError "eps is not answered yet ..." while None
+    """
+    if not answers:
+        raise ValueError("answered needs at least one answer, e.g. answered(eps=eps)")
+    missing = [name for name, value in answers.items() if value is None]
+    if missing:
+        raise AssertionError(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not "
+                             f"answered yet: fill in the solution cell above and run it")
+    values = tuple(answers.values())
+    return values[0] if len(values) == 1 else values

@@ -156,3 +156,16 @@ def test_variants_cli_refuses_bad_input_in_one_line(args, message):
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "notebook_variants.py"), *args],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_answered_names_every_missing_answer_and_returns_the_values():
+    from act_experiments.course import answered
+    assert answered(eps=0.1) == 0.1
+    assert answered(N=3, p=(0.5, 0.5)) == (3, (0.5, 0.5))
+    assert answered(flag=0) == 0            # a falsy answer is still an answer
+    with pytest.raises(AssertionError, match="^N, p are not answered yet"):
+        answered(N=None, p=None, eps=0.1)
+    with pytest.raises(AssertionError, match="^eps is not answered yet"):
+        answered(eps=None)
+    with pytest.raises(ValueError, match="at least one answer"):
+        answered()
