@@ -104,7 +104,7 @@ def plot_difficulty(sweep):
         sweep, colours(sweep), xlabel=f"difficulty: {DIFFICULTY_LABEL[task]}",
         xticks=sorted({int(r["difficulty"]) for r in sweep["difficulty"]}),
         ponder_label="mean ponder ρ", error_label="error rate per input step", reference=chance,
-        title=_title(sweep, "ponder and error vs difficulty (line: seeds pooled, band: lowest to highest seed)"))
+        title=_title(sweep, "ponder and error vs difficulty (line: seeds pooled; top, band: lowest to highest seed)"))
 
 
 def plot_learning_curves(sweep):

@@ -12,9 +12,9 @@ Four figures, <prefix>_*.png (prefix "parity" by default):
     learning_curves   held-out error and ponder during training
 
 The sweep shown by default is the largest parity sweep under results/ (``largest_sweep``).
-The figures are drawn here, not with act_experiments.plots.tau_sweep: they are older than it,
-and differ from its figures in details (sizes, the chance line, a log ponder axis, only a few τ
-on the difficulty figure) that the committed PNGs keep.
+The difficulty figure is act_experiments.plots.tau_sweep's, with the chance line and only a few
+τ; the others are drawn here, older than tau_sweep and differing from its figures in details
+(sizes, the chance line, a log ponder axis) that the committed PNGs keep.
 """
 
 import json
@@ -25,6 +25,7 @@ import matplotlib.ticker as ticker
 import numpy as np
 
 from act_experiments import results
+from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import line_style, series_label, tau_colours
 from act_experiments.results import NO_ACT, tau_label
 from act_experiments.sweep_stats import (baseline_errors, by_difficulty, difficulty_bins, keys, mean_se,
@@ -252,36 +253,18 @@ def plot_error_vs_ponder(sweep):
 
 
 def plot_difficulty(sweep, wanted=4):
-    """(c) Ponder (top) and error (bottom) against the number of non-zero bits, seeds pooled,
-    with the range between seeds shaded, for a few tau values and no ACT."""
-    colour = colours(sweep)
-    shown = pick_taus(taus(sweep), wanted) + [NO_ACT]
+    """(c) Ponder (top) and error (bottom) against the number of non-zero bits, seeds pooled
+    (ponder: the range over seeds shaded), for a few tau values and no ACT."""
     edges = difficulty_bins([r["difficulty"] for r in sweep["difficulty"]], max_bins=16)
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 7), sharex=True)
-    highest_error = 0.0
-    for key in shown:
-        for ax, field in ((top, "ponder"), (bottom, "error")):
-            x, m, lo, hi = by_difficulty(sweep["difficulty"], key, field, edges)
-            if not x.size:
-                continue
-            ax.plot(x, m, line_style(key), marker="o", ms=3, color=colour[key], label=series_label(key))
-            ax.fill_between(x, lo, hi, color=colour[key], alpha=0.15, linewidth=0)
-            if field == "error":
-                highest_error = max(highest_error, max(hi))
-    top.set_ylabel("mean ponder ρ (no ACT: 2 by definition)")
-    top.set_title(f"Parity: ponder and error vs difficulty (shaded: range over seeds)\n{describe(sweep)}",
-                  fontsize=10)
-    top.legend(frameon=False, fontsize=9, ncol=3, loc="upper left")
-    bottom.axhline(CHANCE, color="crimson", lw=1, ls="--", label="chance (0.5)")
-    bottom.set_ylabel("sequence error rate")
-    bottom.set_xlabel("difficulty: number of non-zero input bits")
-    # room for every curve: a baseline can be far worse than chance on some difficulties
-    bottom.set_ylim(-0.02, min(1.02, max(0.7, highest_error + 0.05)))
-    bottom.legend(handles=bottom.get_lines()[-1:], frameon=False, fontsize=9, loc="upper right")
-    for ax in (top, bottom):
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return fig
+
+    def chance(ax):
+        ax.axhline(CHANCE, color="crimson", lw=1, ls="--", label="chance (0.5)")
+
+    return tau_sweep.plot_difficulty(
+        sweep, colours(sweep), f"Parity: ponder and error vs difficulty (top, shaded: range over seeds)\n"
+        f"{describe(sweep)}", "difficulty: number of non-zero input bits", None,
+        "mean ponder ρ per input step\n(no ACT: 2 by definition)", "sequence error rate (held-out)",
+        error_ylim="fit", reference=chance, shown=pick_taus(taus(sweep), wanted) + [NO_ACT], edges=edges)
 
 
 def plot_learning_curves(sweep):

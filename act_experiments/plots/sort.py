@@ -113,8 +113,8 @@ def plot_length(sweep):
     return tau_sweep.plot_difficulty(
         sweep, colours(sweep), xlabel="sequence length K (numbers to sort)", xticks=Ks,
         ponder_label="mean ponder ρ per step", error_label="sequence error rate", error_ylim=(-0.02, 1.02),
-        reference=chance, title="Sort: ponder and error against length (line: seeds pooled, band: lowest to "
-                                "highest seed)\n" + describe(sweep))
+        reference=chance, title="Sort: ponder and error against length (line: seeds pooled; top, band: lowest "
+                                "to highest seed)\n" + describe(sweep))
 
 
 def plot_learning_curves(sweep):

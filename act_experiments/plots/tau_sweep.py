@@ -79,28 +79,38 @@ def plot_error_vs_ponder(sweep, colours, title, xlabel="mean ponder ρ per input
 
 
 def plot_difficulty(sweep, colours, title, xlabel, xticks, ponder_label, error_label, error_ylim=(-0.02, None),
-                    reference=None):
-    """Mean ponder (top) and error (bottom) against difficulty, one line per key (seeds pooled)
-    with a band from the lowest to the highest seed.
+                    reference=None, shown=None, edges=None):
+    """Mean ponder (top) and error (bottom) against difficulty, one line per key (seeds pooled).
 
-    `xlabel` and `xticks` describe the difficulty axis, `ponder_label` and `error_label` the two
-    y axes; `reference`, when given, is a function that draws a reference (e.g. chance) on the
-    error axes.
+    The ponder panel shades the range from the lowest to the highest seed; the error panel shows
+    the means alone, since error bands of several τ overlap until none can be told apart (the
+    seed spread figures show them). `xlabel` and `xticks` (None: matplotlib's) describe the
+    difficulty axis, `ponder_label` and `error_label` the two y axes; `reference`, when given,
+    is a function that draws a reference (e.g. chance) on the error axes. `shown`: the keys to
+    draw (default every key); `edges`: difficulty bins (sweep_stats.difficulty_bins).
     """
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.8, 7), sharex=True)
-    for k in keys(sweep):
+    highest_error = 0.0
+    for k in keys(sweep) if shown is None else shown:
         name, style = series_label(k), line_style(k)
         for ax, field in ((top, "ponder"), (bottom, "error")):
-            d, m, lo, hi = by_difficulty(sweep["difficulty"], k, field)
+            d, m, lo, hi = by_difficulty(sweep["difficulty"], k, field, edges)
             if d.size:
                 ax.plot(d, m, style, marker="o", ms=4, color=colours[k], label=name)
-                ax.fill_between(d, lo, hi, color=colours[k], alpha=0.12, linewidth=0)
+                if field == "ponder":
+                    ax.fill_between(d, lo, hi, color=colours[k], alpha=0.12, linewidth=0)
+                else:
+                    highest_error = max(highest_error, float(max(m)))
     if reference is not None:
         reference(bottom)
     top.set_ylabel(ponder_label)
     bottom.set_ylabel(error_label)
     bottom.set_xlabel(xlabel)
-    bottom.set_xticks(xticks)
+    if xticks is not None:
+        bottom.set_xticks(xticks)
+    if error_ylim == "fit":
+        # room for every curve: a baseline can be far worse than chance on some difficulties
+        error_ylim = (-0.02, min(1.02, max(0.7, highest_error + 0.05)))
     bottom.set_ylim(*error_ylim)
     for ax in (top, bottom):
         ax.grid(alpha=0.3)

@@ -1,14 +1,15 @@
 """What the time penalty τ does across every committed sweep (Graves 2016, eq. 12 and section 3):
 what scripts/plot_time_penalty.py prints and draws, and what notebook 10 quotes.
 
-Each readable τ sweep (act_experiments.results.find_sweeps: parity*, logic*, addition*, sort*,
-whichever exist) adds one line to each figure, time_penalty_*.png:
+The summary table has a line for each readable τ sweep (act_experiments.results.find_sweeps:
+parity*, logic*, addition*, sort*, whichever exist). The figures, time_penalty_*.png, show one
+sweep per task, the one with the most training (headline), so that each stays readable:
 
     tradeoff          mean ponder (top) and mean sequence error (bottom) against τ, one line
-                      per sweep, its no-ACT error as a dashed line
-    error_vs_ponder   one curve per sweep through its (mean ponder, mean error) points, ordered
+                      per task, its no-ACT error as a dotted line
+    error_vs_ponder   one curve per task through its (mean ponder, mean error) points, ordered
                       by τ: the price of each unit of ponder
-    seed_spread       every seed's error against τ, one panel per sweep: how much the outcome of
+    seed_spread       every seed's error against τ, one panel per task: how much the outcome of
                       a τ depends on the seed
 
 With no sweep at all, each figure says so.
@@ -60,6 +61,21 @@ def print_summary(sweeps):
               f"{s['ponder_high_tau']:10.2f} {s['largest_seed_range']:10.3f}")
 
 
+def training(sweep):
+    """Training iterations summed over a sweep's runs: how much evidence it holds."""
+    return sum(int(r["iterations"]) for r in sweep["runs"])
+
+
+def headline(sweeps):
+    """One sweep per task, the one with the most training, in the order the tasks first appear."""
+    best = {}
+    for s in sweeps:
+        t = task_of(s)
+        if t not in best or training(s) > training(best[t]):
+            best[t] = s
+    return list(best.values())
+
+
 def lines(sweeps):
     """(sweep, colour, line style, per_tau rows) for each sweep: the colour of its task, and a
     line style of its own among the sweeps of that task."""
@@ -85,6 +101,7 @@ def _seed_dots(ax, i, errors, **style):
 
 
 def plot_tradeoff(sweeps):
+    sweeps = headline(sweeps)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.2, 7.2), sharex=True)
     if not sweeps:
         _no_sweeps(top)
@@ -94,7 +111,7 @@ def plot_tradeoff(sweeps):
         t = np.array([r["tau"] for r in rows])
         for ax, field in ((top, "ponder"), (bottom, "error")):
             ax.errorbar(t, [r[field] for r in rows], yerr=[r[f"{field}_se"] for r in rows], ls=ls, marker="o",
-                        ms=4, color=colour, capsize=2, label=s["name"])
+                        ms=4, color=colour, capsize=2, label=f"{task_of(s)} ({s['name']})")
         base = baseline(s)
         if base:
             bottom.axhline(base[0], color=colour, ls=(0, (2, 2)), lw=0.9, alpha=0.8)
@@ -109,20 +126,21 @@ def plot_tradeoff(sweeps):
     for ax in (top, bottom):
         ax.grid(alpha=0.3, which="both")
         legend_right(ax, fontsize=8)
-    top.set_title("What τ does, every committed sweep (marker: mean over seeds, bar: standard error;\n"
-                  "bottom, dotted: that sweep's no-ACT error)", fontsize=9)
+    top.set_title("What τ does, one sweep per task, the one with the most training (marker: mean over\n"
+                  "seeds, bar: standard error; bottom, dotted: that sweep's no-ACT error)", fontsize=9)
     fig.tight_layout()
     return fig
 
 
 def plot_error_vs_ponder(sweeps):
+    sweeps = headline(sweeps)
     fig, ax = plt.subplots(figsize=(8.2, 5))
     if not sweeps:
         _no_sweeps(ax)
         return fig
     for s, colour, ls, rows in lines(sweeps):
         x, y = [r["ponder"] for r in rows], [r["error"] for r in rows]
-        ax.plot(x, y, ls=ls, marker="o", ms=4, color=colour, label=s["name"])
+        ax.plot(x, y, ls=ls, marker="o", ms=4, color=colour, label=f"{task_of(s)} ({s['name']})")
         for r in (rows[0], rows[-1]):
             ax.annotate(f"τ={tau_label(r['tau'])}", (r["ponder"], r["error"]), xytext=(4, 4),
                         textcoords="offset points", fontsize=7, color=colour)
@@ -134,12 +152,13 @@ def plot_error_vs_ponder(sweeps):
     ax.set_ylim(bottom=-0.02)
     ax.grid(alpha=0.3)
     legend_right(ax, fontsize=8)
-    ax.set_title("Error against ponder, one curve per sweep through its τ means", fontsize=9)
+    ax.set_title("Error against ponder, one curve per task through its τ means", fontsize=9)
     fig.tight_layout()
     return fig
 
 
 def plot_seed_spread(sweeps):
+    sweeps = headline(sweeps)
     n = max(1, len(sweeps))
     cols = min(3, n)
     rows_n = (n + cols - 1) // cols
