@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # nbval: lax mode (our checks are assert cells), the venv's own kernel, and a generous per-cell limit
 NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=300
 
-.PHONY: lab test unit notebooks exercises student variant figures clean
+.PHONY: lab test unit notebooks exercises student wheel variant figures clean
 
 $(STAMP): requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
@@ -36,6 +36,11 @@ student: $(STAMP)
 
 exercises: $(STAMP)
 	$(PY) scripts/student.py --check
+
+# The course as one wheel (build/dist/), committed sweeps inside: what a notebook opened on its own
+# installs (README, "Opened alone").
+wheel: $(STAMP)
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation . --wheel-dir build/dist
 
 # Every notebook once more under nbval, with the math libraries made to pick other kernels
 # (scripts/notebook_variants.py lists the variants); CI runs this after `make test`.

@@ -101,3 +101,21 @@ def answered(**answers):
                              f"answered yet: fill in the solution cell above and run it")
     values = tuple(answers.values())
     return values[0] if len(values) == 1 else values
+
+
+# The first lines of every notebook's setup cell, kept here once and copied into each notebook by
+# scripts/notebook_setup.py (tests/test_opened_alone.py checks they agree). They run before any
+# import of the course, so they cannot call it: a notebook opened on its own (Colab, a hosted
+# Jupyter) installs the course from a wheel beside it (`make wheel`), or from the pip source in
+# ACT_COURSE, and says what to do when neither is there.
+OPENED_ALONE = '''\
+# Opened on its own (Colab, a hosted Jupyter)? Install the course first (README, "Opened alone").
+import glob, importlib, importlib.util, os, subprocess, sys
+if importlib.util.find_spec("act_experiments") is None:
+    source = (sorted(glob.glob("act_course-*.whl")) or [os.environ.get("ACT_COURSE", "")])[-1]
+    if not source or subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source]).returncode:
+        raise SystemExit("The course is not installed here. Put act_course-*.whl (made by `make wheel`) "
+                         "beside this notebook, or set ACT_COURSE to a pip source such as "
+                         "'act-course @ git+<repository URL>' (that needs a network); then run this cell again.")
+    importlib.invalidate_caches()
+'''

@@ -27,7 +27,17 @@ from pathlib import Path
 
 from act_experiments.tasks import ALL_TASKS, TASKS
 
-RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+def committed_results(package=Path(__file__).resolve().parent):
+    """Where the committed sweeps are: results/ in a clone of the repository, and the copy that
+    travels inside the installed package (act_experiments/committed/, pyproject.toml) when the
+    course was installed from a wheel, e.g. for a notebook opened on its own."""
+    clone = package.parent / "results"
+    return clone if clone.is_dir() else package / "committed"
+
+
+RESULTS = committed_results()
 NO_ACT = "no ACT"                          # the key of the baseline runs (a τ key is a float)
 TAU_TABLES = ("difficulty", "curves")      # a τ sweep's tables beside runs.csv
 TEXT_FIELDS = ("run", "class")             # the fields that stay text
