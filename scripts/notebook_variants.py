@@ -35,7 +35,7 @@ from act_experiments.results import read_csv
 from act_experiments.training import atomic_write
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 # the flags of `make test` (Makefile, NBVAL)
 NBVAL = ["--nbval-lax", "--nbval-current-env", "--nbval-cell-timeout=300"]
 
