@@ -26,7 +26,10 @@ Conventions the paper leaves open, chosen here
 parity
     The count of non-zero entries is uniform on 1..bits, their positions are distinct and
     uniform, and each sign is +1 or -1 with probability 1/2. Target 1 when the number of +1
-    entries is odd.
+    entries is odd. The options ``min_nonzero`` and ``max_nonzero`` (default 1 and ``bits``)
+    narrow the count to min_nonzero..max_nonzero, for an extrapolation test (PonderNet's):
+    train on 1..k non-zero entries, test on k+1..bits. Left at their defaults they draw exactly
+    the batches drawn without them, and they stay out of the resolved options unless given.
 logic
     Input vector: ``[b0, b1, chunk 1, ..., chunk 10]`` with chunks of 10 units, so the width is
     102 whatever ``max_gates`` is (``max_gates`` only caps how many chunks are used, 1..10).
@@ -78,7 +81,7 @@ ALL_TASKS = TASKS + TEXT_TASKS
 
 # Default option values per task; also the set of options each task accepts.
 DEFAULTS = {
-    "parity": {"bits": 64},
+    "parity": {"bits": 64, "min_nonzero": 1, "max_nonzero": "bits"},   # "bits": the value of bits
     "logic": {"max_vectors": 10, "max_gates": 10},
     "addition": {"max_numbers": 5, "max_digits": 5},
     "sort": {"max_length": 15},
@@ -94,7 +97,13 @@ _LIMITS = {
     "max_digits": (1, 17),
     "max_length": (2, None),
     "seq_len": (1, None),
+    "min_nonzero": (1, None),     # and at most bits (_parity_check)
+    "max_nonzero": (1, None),
 }
+
+# Options left out of a task's resolved options unless given: at their defaults they change no
+# batch, so the task_options of every run and sweep saved before they existed stay the same.
+UNLESS_GIVEN = ("min_nonzero", "max_nonzero")
 
 # Options that are not ints, with their type (the command line uses it).
 OPTION_TYPES = {"data": str}
@@ -154,7 +163,7 @@ def resolve_options(task, **options):
     if unknown:
         raise ValueError(
             f"unknown option(s) {unknown} for task {task!r}; allowed: {sorted(allowed)}")
-    merged = dict(allowed)
+    merged = {name: value for name, value in allowed.items() if name not in UNLESS_GIVEN}
     for name, value in options.items():
         if name == "data":
             merged[name] = text.check_data(value)   # None or an existing file
@@ -236,8 +245,19 @@ def _characters_difficulty(x, y, mask):
 # Generators, one per task
 # ----------------------------------------------------------------------------------------
 
-def _parity(rng, batch, bits):
-    count = rng.integers(1, bits + 1, size=batch)  # non-zero entries per row, 1..bits
+def _parity_check(options):
+    bits = options["bits"]
+    low, high = options.get("min_nonzero", 1), options.get("max_nonzero", bits)
+    for name, value in (("min_nonzero", low), ("max_nonzero", high)):
+        if value > bits:
+            raise ValueError(f"option {name!r} must be at most bits = {bits}, got {value}")
+    if low > high:
+        raise ValueError(f"option 'min_nonzero' ({low}) must not exceed option 'max_nonzero' ({high})")
+
+
+def _parity(rng, batch, bits, min_nonzero=1, max_nonzero=None):
+    high = bits if max_nonzero is None else max_nonzero
+    count = rng.integers(min_nonzero, high + 1, size=batch)  # non-zero entries per row, 1..bits by default
     # rank of each position in a random order: the `count` lowest ranks are the chosen ones
     ranks = np.argsort(np.argsort(rng.random((batch, bits)), axis=1), axis=1)
     chosen = ranks < count[:, None]
@@ -414,7 +434,8 @@ def _one(options):
 
 TASK_TABLE = {
     "parity": Task({"cell": "rnn", "hidden": 128, "batch_size": 128, "max_ponder": 100},
-                   lambda o: o["bits"], _one, "sigmoid", _one, _parity_difficulty, _parity, _parity),
+                   lambda o: o["bits"], _one, "sigmoid", _one, _parity_difficulty, _parity, _parity,
+                   check=_parity_check),
     "logic": Task({"cell": "lstm", "hidden": 128, "batch_size": 16, "max_ponder": 100},
                   lambda o: LOGIC_WIDTH, _one, "sigmoid", _one, _logic_difficulty, _logic, _logic),
     "addition": Task({"cell": "lstm", "hidden": 512, "batch_size": 32, "max_ponder": 20},

@@ -119,6 +119,54 @@ def test_parity_covers_every_count_and_both_signs():
     assert np.all(x[counts == 4, 0, :] != 0)
 
 
+def test_parity_nonzero_range_defaults_change_nothing():
+    # left at their defaults, min_nonzero and max_nonzero draw the very same batches, and they stay
+    # out of the resolved options (saved runs and sweeps keep their task_options)
+    for bits, seed in ((1, 0), (7, 1), (64, 2)):
+        plain = make_batch("parity", rng(seed), 40, bits=bits)
+        spelled = make_batch("parity", rng(seed), 40, bits=bits, min_nonzero=1, max_nonzero=bits)
+        for u, v in zip(plain, spelled):
+            np.testing.assert_array_equal(u, v)
+    assert tasks.resolve_options("parity") == {"bits": 64}
+    assert tasks.resolve_options("parity", bits=8, max_nonzero=4) == {"bits": 8, "max_nonzero": 4}
+
+
+def test_parity_nonzero_range_train_and_test_split():
+    # PonderNet's extrapolation test: train on 1..k non-zero entries, test on k+1..bits
+    x, y, _ = make_batch("parity", rng(4), 2000, bits=8, max_nonzero=3)
+    assert set(np.count_nonzero(x[:, 0, :], axis=1)) == {1, 2, 3}
+    x, y, _ = make_batch("parity", rng(5), 2000, bits=8, min_nonzero=4)
+    counts = np.count_nonzero(x[:, 0, :], axis=1)
+    assert set(counts) == {4, 5, 6, 7, 8}
+    assert np.array_equal(y[:, 0, 0], (np.count_nonzero(x[:, 0, :] > 0, axis=1) % 2).astype(float))
+    x, _, _ = make_batch("parity", rng(6), 50, bits=6, min_nonzero=2, max_nonzero=2)
+    assert np.all(np.count_nonzero(x[:, 0, :], axis=1) == 2)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"bits": 8, "min_nonzero": 0}, "min_nonzero"),
+    ({"bits": 8, "min_nonzero": 9}, "min_nonzero"),
+    ({"bits": 8, "max_nonzero": 0}, "max_nonzero"),
+    ({"bits": 8, "max_nonzero": 9}, "max_nonzero"),
+    ({"max_nonzero": 65}, "max_nonzero"),
+    ({"bits": 8, "min_nonzero": 5, "max_nonzero": 4}, "min_nonzero"),
+    ({"bits": 8, "max_nonzero": "bits"}, "max_nonzero"),
+    ({"bits": 8, "min_nonzero": 1.0}, "min_nonzero"),
+])
+def test_parity_nonzero_range_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        make_batch("parity", rng(), 4, **options)
+
+
+def test_parity_nonzero_range_in_training_configs():
+    from act_experiments import training
+    config = training.make_config({"task": "parity", "bits": 8, "max_nonzero": 4})
+    assert config["task_options"] == {"bits": 8, "max_nonzero": 4}
+    assert training.make_config({"task": "parity", "bits": 8})["task_options"] == {"bits": 8}
+    with pytest.raises(ValueError, match="belongs to task 'parity'"):
+        training.make_config({"task": "sort", "max_nonzero": 3})
+
+
 # ---------------------------------------------------------------------------------------
 # Logic
 # ---------------------------------------------------------------------------------------
