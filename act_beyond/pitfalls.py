@@ -1,0 +1,708 @@
+"""The pitfall gallery (notebook 11): each piece of ACT beside the wrong versions found in public code.
+
+Every bug is a small function with the same signature as the correct piece it replaces, so that
+one forward pass, ``act_variant_forward``, can run ACT with any one piece swapped:
+
+    y, N, R = act_variant_forward(x, params, mix=plain_average)        # one bug
+    y, N, R = act_variant_forward(x, params)                           # = act_torch.act.act_forward
+
+With every piece at its default the result is ``act_torch.act.act_forward``'s, y, N, R and their
+gradients (tests/test_pitfalls.py checks it to rounding, tanh RNN and LSTM); the correct halting
+distribution is ``act_torch.act.halting_distribution`` itself and the correct loss
+``act_torch.losses.act_loss``. Shapes are those of act_torch: x (B, T, D), the seven parameters
+``W_x (D+1, G), W_s (H, G), b_s (G,), W_h (H, 1), b_h (1,), W_y (H, O), b_y (O,)``, y (B, T, O),
+N (B, T) int64 and R (B, T).
+
+The pieces, correct one first (paper equation in brackets):
+
+    flag(x_t, n) -> (B, D+1) cell input of ponder step n (3):
+        flag_appended | flag_inverted, flag_missing, flag_added_to_values
+    halting_state(entering, produced) -> the state h^n is read from (5):
+        produced_state | entering_state
+    halts(total, h, threshold) -> bool, the halting test after step n, total = sum_{k<=n} h^k (7):
+        halts_at_threshold | halts_strictly_above, halts_above_one, halts_counting_h_twice
+    weights(h, N, capped) -> (p, R), the halting distribution (6), (8), (13):
+        remainder_weights | overshoot_weights, remainder_through_N_weights,
+        cap_without_remainder_weights, cap_zero_remainder_weights
+    mix(p, S_n, N, entering) -> the state passed on (9):
+        weighted_mean | plain_average, running_average
+    ponder(N, R, steps) -> rho (B, T), the ponder cost per step (10)-(12):
+        ponder_cost | ponder_cost_with_padding, ponder_cost_detached
+
+and outside the model: the error rate (``wrong_at_logit_zero`` | ``wrong_at_logit_half``), the
+parity data (``act_experiments.tasks.make_batch`` | ``parity_prefix_batch``), PonderNet's
+regulariser (``kl_halting_to_prior`` | ``kl_prior_to_halting``, the one ``KLDivLoss(p.log(), p_G)``
+computes) and the cost of a batched ponder loop (``batch_loop_steps``).
+
+``PITFALLS`` names each bug with what it does and the equation it breaks; ``train_variant`` trains
+one of them on a small task and records error, ponder and the gradient reaching the halting bias.
+"""
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from act_experiments import tasks
+from act_experiments.results import RESULTS
+from act_numpy.model import sequence_steps
+from act_numpy.params import init_params
+from act_torch.act import _lstm_cell, _prepare, _rnn_cell, halting_distribution
+from act_torch.losses import act_loss, loss_inputs
+
+
+def _check_callable(name, value):
+    if not callable(value):
+        raise ValueError(f"{name} must be a function (one of the pieces of act_beyond.pitfalls), got {value!r}")
+
+
+def _steps(h):
+    """[1, 2, ..., n] for h (..., n)."""
+    return torch.arange(1, h.shape[-1] + 1, device=h.device)
+
+
+def _at(v, N):
+    """v (..., n) read at step N (...), 1-based."""
+    return v.gather(-1, (N - 1)[..., None])[..., 0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Eq. (3): the first-step flag, x^n_t = (x_t, delta_{n,1})
+# ---------------------------------------------------------------------------------------------
+
+def _append(x_t, value):
+    return torch.cat([x_t, x_t.new_full((x_t.shape[0], 1), float(value))], dim=-1)
+
+
+def flag_appended(x_t, n):
+    """Correct (eq. 3): one unit appended to x_t (B, D), 1 on ponder step n = 1 and 0 after."""
+    return _append(x_t, n == 1)
+
+
+def flag_inverted(x_t, n):
+    """Bug: the appended unit is 0 on the first step and 1 after it."""
+    return _append(x_t, n != 1)
+
+
+def flag_missing(x_t, n):
+    """Bug: no flag (the unit is always 0), so a new input and one more ponder step look alike."""
+    return _append(x_t, 0.0)
+
+
+def flag_added_to_values(x_t, n):
+    """Bug: "x + delta" read as arithmetic: 1 added to every input value on step 1, no extra unit."""
+    return _append(x_t + float(n == 1), 0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Eq. (5): which state the halting unit reads
+# ---------------------------------------------------------------------------------------------
+
+def produced_state(entering, produced):
+    """Correct (eq. 5): h^n = sigma(W_h s^n + b_h) from the state s^n that step n produced."""
+    return produced
+
+
+def entering_state(entering, produced):
+    """Bug: h^n from the state entering step n (s^{n-1}, or s_{t-1} at n = 1), one step late."""
+    return entering
+
+
+# ---------------------------------------------------------------------------------------------
+# Eq. (7): the halting test after ponder step n; total = sum_{k<=n} h^k (B,), h = h^n (B,)
+# ---------------------------------------------------------------------------------------------
+
+def halts_at_threshold(total, h, threshold):
+    """Correct (eq. 7): halt at the first n with sum_{k<=n} h^k >= 1 - epsilon."""
+    return total >= threshold
+
+
+def halts_strictly_above(total, h, threshold):
+    """Bug: ``>`` instead of ``>=``; differs only where the sum lands exactly on 1 - epsilon."""
+    return total > threshold
+
+
+def halts_above_one(total, h, threshold):
+    """Bug: the epsilon dropped (``sum > 1``): a single update can never halt, N >= 2 always."""
+    return total > 1.0
+
+
+def halts_counting_h_twice(total, h, threshold):
+    """Bug: the current h added again to a sum that already holds it; halts up to a step early."""
+    return total + h >= threshold
+
+
+# ---------------------------------------------------------------------------------------------
+# Eqs. (6), (8), (13): the halting distribution. h (B, n) every step the batch took, N (B,) int64,
+# capped (B,) bool: True where the cap M stopped the row before its sum reached 1 - epsilon.
+# Returns p (B, n), zero after N, and R (B,), the quantity the ponder cost N + R uses.
+# ---------------------------------------------------------------------------------------------
+
+def remainder_weights(h, N, capped):
+    """Correct: p^n = h^n for n < N, p^N = R = 1 - sum_{n<N} h^n (eqs 6, 8), at the cap too.
+
+    This is ``act_torch.act.halting_distribution``; autograd gives dR/dh^n = -1 for n < N and
+    0 for n = N (eqs 14, 20)."""
+    return halting_distribution(h, N)
+
+
+def _with_last(h, N, last):
+    steps = _steps(h)
+    p = torch.where(steps < N[..., None], h, 0.0)
+    return torch.where(steps == N[..., None], last[..., None], p), last
+
+
+def overshoot_weights(h, N, capped):
+    """Bug: p^N = h^N - max(sum_{n<=N} h^n - 1, 0). Equals R only when the sum reaches 1; loses up
+    to epsilon of the mass when it stops in [1 - epsilon, 1), and gives h^M at the cap (eq. 8)."""
+    total = torch.where(_steps(h) <= N[..., None], h, 0.0).sum(dim=-1)
+    return _with_last(h, N, _at(h, N) - torch.relu(total - 1.0))
+
+
+def remainder_through_N_weights(h, N, capped):
+    """Bug: R from the wrong steps, R = 1 - sum_{n<=N} h^n (h^N included): p^N is about 0 or
+    negative, the weights sum to 1 - h^N, and the ponder cost reaches h^N (eqs 8, 20)."""
+    total = torch.where(_steps(h) <= N[..., None], h, 0.0).sum(dim=-1)
+    return _with_last(h, N, 1.0 - total)
+
+
+def cap_without_remainder_weights(h, N, capped):
+    """Bug: at the cap the last weight is h^M, not R; the weights no longer sum to 1 (eqs 8, 13)."""
+    p, R = halting_distribution(h, N)
+    return _with_last(h, N, torch.where(capped, _at(h, N), R))
+
+
+def cap_zero_remainder_weights(h, N, capped):
+    """Bug: at the cap R = 0 (and p^M = 0): the weights sum to less than 1 and the ponder cost
+    N + R has no gradient exactly where the network ponders longest (eqs 8, 13, 14)."""
+    p, R = halting_distribution(h, N)
+    return _with_last(h, N, torch.where(capped, torch.zeros_like(R), R))
+
+
+# ---------------------------------------------------------------------------------------------
+# Eq. (9): the state passed on. p (B, n), S_n (B, n, H) the ponder states s^1..s^n, N (B,),
+# entering (B, H) the state the input step started from.
+# ---------------------------------------------------------------------------------------------
+
+def weighted_mean(p, S_n, N, entering):
+    """Correct (eq. 9): s_t = sum_n p^n s^n (the same for the LSTM's cell state)."""
+    return (p[..., None] * S_n).sum(dim=-2)
+
+
+def plain_average(p, S_n, N, entering):
+    """Bug: s_t = (1/N) sum_{n<=N} s^n. p is not used, so the data loss sends the halting unit
+    no gradient at all: only the ponder cost trains it."""
+    taken = (_steps(p) <= N[..., None]).to(S_n.dtype)
+    return (taken[..., None] * S_n).sum(dim=-2) / N[..., None].to(S_n.dtype)
+
+
+def running_average(p, S_n, N, entering):
+    """Bug: a moving average m^n = (1 - p^n) m^{n-1} + p^n s^n from m^0 = the entering state, so
+    s^n weighs p^n prod_{k>n} (1 - p^k), not p^n, and the old state keeps prod_n (1 - p^n)."""
+    m = entering
+    for n in range(S_n.shape[-2]):
+        w = p[..., n, None]                     # zero after N: the average stops there
+        m = (1.0 - w) * m + w * S_n[..., n, :]
+    return m
+
+
+# ---------------------------------------------------------------------------------------------
+# Eqs. (10)-(12): the ponder cost. N, R (B, T); steps (B, T) 1 on each sequence's steps (up to
+# its last target, act_numpy.model.sequence_steps) and 0 on the padding after them.
+# ---------------------------------------------------------------------------------------------
+
+def ponder_cost(N, R, steps):
+    """Correct (eqs 10, 11): rho_t = N(t) + R(t) on the sequence's own steps, 0 on padding."""
+    return (N.to(R.dtype) + R) * steps
+
+
+def ponder_cost_with_padding(N, R, steps):
+    """Bug: rho_t counted on every step, padding included: the network pays for pondering over
+    inputs that are not there, which raises the effective tau by T / (sequence length)."""
+    return N.to(R.dtype) + R
+
+
+def ponder_cost_detached(N, R, steps):
+    """Bug: R detached from the graph, so tau P has no gradient and tau does nothing (eq. 12)."""
+    return (N.to(R.dtype) + R.detach()) * steps
+
+
+# ---------------------------------------------------------------------------------------------
+# The forward pass with swappable pieces
+# ---------------------------------------------------------------------------------------------
+
+def act_variant_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, flag=flag_appended,
+                        halting_state=produced_state, halts=halts_at_threshold, weights=remainder_weights,
+                        mix=weighted_mean, record=None):
+    """ACT over a batch (eqs 3-13) with each piece replaceable by one of the functions above.
+
+    x (B, T, D); params: the seven parameters (act_torch's contract, validated the same way).
+    Returns y (B, T, O), N (B, T) int64 (no gradient) and R (B, T) as the ``weights`` piece gives it.
+    record: optional dict, filled with lists over t of "h" (B, n_t), "p" (B, n_t) and "capped" (B,).
+
+    Written for reading, not speed: each ponder step computes its halting unit with gradient, and
+    the loop runs until every row has halted or met the cap M (eq. 13). A row that halted keeps
+    taking the batch's steps with weight 0 (its N is fixed), as in act_torch.
+    """
+    x, P, (B, T, D, H, O) = _prepare(x, params, cell, epsilon, max_ponder)
+    for name, piece in (("flag", flag), ("halting_state", halting_state), ("halts", halts),
+                        ("weights", weights), ("mix", mix)):
+        _check_callable(name, piece)
+    if record is not None and not isinstance(record, dict):
+        raise ValueError(f"record must be a dict or None, got {type(record).__name__}")
+    lstm = cell == "lstm"
+    cell_fn = _lstm_cell if lstm else _rnn_cell
+    threshold = 1.0 - epsilon
+    zeros = x.new_zeros(B, H)
+    state = (zeros, zeros) if lstm else zeros
+    means, Ns, Rs = [], [], []
+    for t in range(T):
+        entering = state
+        prev = state
+        states, cells, hs = [], [], []
+        total = x.new_zeros(B)
+        running = torch.ones(B, dtype=torch.bool, device=x.device)
+        N = torch.zeros(B, dtype=torch.int64, device=x.device)
+        capped = torch.zeros(B, dtype=torch.bool, device=x.device)
+        for n in range(1, max_ponder + 1):
+            s_prev = prev[0] if lstm else prev
+            z = flag(x[:, t], n) @ P["W_x"] + s_prev @ P["W_s"] + P["b_s"]          # eq. (3)
+            s, prev = cell_fn(z, prev)
+            h = torch.sigmoid(halting_state(s_prev, s) @ P["W_h"] + P["b_h"])[:, 0]   # eq. (5)
+            states.append(s)
+            hs.append(h)
+            if lstm:
+                cells.append(prev[1])
+            with torch.no_grad():                      # N(t) is a constant for autograd (section 2.2)
+                total = total + h
+                stop = halts(total, h, threshold)      # eq. (7)
+                at_cap = running & ~stop & (n == max_ponder)                          # eq. (13)
+                newly = running & (stop | at_cap)
+                N = torch.where(newly, n, N)
+                capped = capped | at_cap
+                running = running & ~newly
+            if not bool(running.any()):
+                break
+        h_n = torch.stack(hs, dim=-1)                                           # (B, n)
+        p, R = weights(h_n, N, capped)                                          # eqs (6), (8)
+        S_n = torch.stack(states, dim=-2)                                       # (B, n, H)
+        mean_s = mix(p, S_n, N, entering[0] if lstm else entering)              # eq. (9)
+        state = (mean_s, mix(p, torch.stack(cells, dim=-2), N, entering[1])) if lstm else mean_s
+        if record is not None:
+            for key, value in (("h", h_n), ("p", p), ("capped", capped)):
+                record.setdefault(key, []).append(value)
+        means.append(mean_s)
+        Ns.append(N)
+        Rs.append(R)
+    y = torch.stack(means, dim=1) @ P["W_y"] + P["b_y"]                        # eq. (4) of the mean field
+    return y, torch.stack(Ns, dim=1), torch.stack(Rs, dim=1)
+
+
+def halting_from_values(h, *, epsilon=0.01, max_ponder=100, halts=halts_at_threshold, weights=remainder_weights):
+    """N, p and R for halting values given in advance, with the pieces of act_variant_forward.
+
+    h: (n,) or (B, n) tensor (or list) of halting values h^1, h^2, ..., at least as many as the
+    rows need. Returns N (B,) int64, p (B, n) and R (B,) (with gradient when h has one).
+    """
+    _check_callable("halts", halts)
+    _check_callable("weights", weights)
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon < 1.0:
+        raise ValueError(f"epsilon must be a number in (0, 1), got {epsilon!r}")
+    if isinstance(max_ponder, bool) or not isinstance(max_ponder, int) or max_ponder < 1:
+        raise ValueError(f"max_ponder must be an integer >= 1, got {max_ponder!r}")
+    h = torch.as_tensor(h, dtype=torch.float64) if not isinstance(h, torch.Tensor) else h
+    if h.dim() == 1:
+        h = h[None]
+    if h.dim() != 2 or h.shape[-1] < 1:
+        raise ValueError(f"h must have shape (n,) or (B, n), got {tuple(h.shape)}")
+    B, n_given = h.shape
+    h = h[:, :max_ponder]
+    total = torch.zeros(B, dtype=h.dtype)
+    N = torch.zeros(B, dtype=torch.int64)
+    capped = torch.zeros(B, dtype=torch.bool)
+    running = torch.ones(B, dtype=torch.bool)
+    with torch.no_grad():
+        for n in range(1, h.shape[-1] + 1):
+            total = total + h[:, n - 1]
+            stop = halts(total, h[:, n - 1], 1.0 - epsilon)
+            at_cap = running & ~stop & (n == max_ponder)
+            newly = running & (stop | at_cap)
+            N = torch.where(newly, n, N)
+            capped = capped | at_cap
+            running = running & ~newly
+    if bool(running.any()):
+        raise ValueError(f"h has {n_given} steps but some rows have not halted; give more (or a smaller max_ponder)")
+    p, R = weights(h, N, capped)
+    return N, p, R
+
+
+# ---------------------------------------------------------------------------------------------
+# Outside the model: the error rate, the parity data, PonderNet's KL, the batch loop's cost
+# ---------------------------------------------------------------------------------------------
+
+def wrong_at_logit_zero(z, target, live):
+    """Correct: a sigmoid output is wrong where (z > 0) disagrees with the target (P = 0.5 at z = 0).
+    z, target, live (B, T); returns bool (B, T), False off the targets."""
+    return ((z > 0) != (target > 0.5)) & (live > 0)
+
+
+def wrong_at_logit_half(z, target, live):
+    """Bug: the logit z thresholded at 0.5 as if it were a probability (P = 0.62 at z = 0.5)."""
+    return ((z > 0.5) != (target > 0.5)) & (live > 0)
+
+
+def parity_prefix_batch(rng, batch_size, bits):
+    """Bug (data): parity with the non-zero entries packed first, 1..bits-1 of them.
+
+    The course's convention (``tasks.make_batch("parity", ...)``, and the paper's): 1..bits
+    non-zero entries at random positions. Here row b has its c_b non-zero entries (c_b uniform on
+    1..bits-1) in positions 0..c_b-1, each +1 or -1 with probability 1/2. Returns x (B, 1, bits),
+    y (B, 1, 1) float 0/1 (1 when the count of +1 is odd) and mask (B, 1), as make_batch does.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("rng must be a np.random.Generator, e.g. np.random.default_rng(0)")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or bits < 2:
+        raise ValueError(f"bits must be an integer >= 2 (1..bits-1 non-zero entries), got {bits!r}")
+    count = rng.integers(1, bits, size=batch_size)                 # 1..bits-1, never all of them
+    chosen = np.arange(bits)[None, :] < count[:, None]             # a prefix, not random positions
+    signs = 2.0 * rng.integers(0, 2, size=(batch_size, bits)) - 1.0
+    bits_in = np.where(chosen, signs, 0.0)
+    y = (np.count_nonzero(bits_in > 0, axis=1) % 2).astype(np.float64)[:, None, None]
+    return bits_in[:, None, :], y, np.ones((batch_size, 1))
+
+
+def geometric_prior(lambda_p, steps, normalise=True):
+    """PonderNet's prior p_G(n) = lambda_p (1 - lambda_p)^(n-1), n = 1..steps, as a (steps,) float64
+    tensor. Truncated at ``steps``; normalise=True rescales it to sum to 1 (False: the bug of
+    leaving the truncated prior unnormalised, which sums to 1 - (1 - lambda_p)^steps)."""
+    if isinstance(lambda_p, bool) or not isinstance(lambda_p, (int, float)) or not 0.0 < lambda_p < 1.0:
+        raise ValueError(f"lambda_p must be a number in (0, 1), got {lambda_p!r}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
+    n = torch.arange(steps, dtype=torch.float64)
+    prior = lambda_p * (1.0 - lambda_p) ** n
+    return prior / prior.sum() if normalise else prior
+
+
+def halting_from_lambdas(lam):
+    """PonderNet's halting distribution p_n = lambda_n prod_{j<n} (1 - lambda_j), with the last step
+    taking what is left (lambda_N = 1) so that it sums to 1. lam (..., N) in (0, 1); returns (..., N)."""
+    survive = torch.cumprod(1.0 - lam, dim=-1)                        # prod_{j<=n} (1 - lambda_j)
+    before = torch.cat([torch.ones_like(lam[..., :1]), survive[..., :-1]], dim=-1)
+    p = lam * before
+    return torch.cat([p[..., :-1], before[..., -1:]], dim=-1)
+
+
+def kl_halting_to_prior(p, prior):
+    """Correct: PonderNet's regulariser KL(p || p_G) = sum_n p_n log(p_n / p_G(n)), p (..., N),
+    prior (N,); returns (...). Terms with p_n = 0 count 0 (the limit of p log p)."""
+    return torch.where(p > 0, p * (torch.log(p) - torch.log(prior)), 0.0).sum(dim=-1)
+
+
+def kl_prior_to_halting(p, prior):
+    """Bug: KL(p_G || p) = sum_n p_G(n) log(p_G(n) / p_n), the reverse. This is what
+    ``torch.nn.KLDivLoss()(p.log(), p_G)`` computes (its first argument is the log of the
+    *second* distribution of the KL), summed here over n. Infinite where p_n = 0 < p_G(n)."""
+    return (prior * (torch.log(prior) - torch.log(p))).sum(dim=-1)
+
+
+def fit_halting_to_step_losses(step_losses, prior, *, beta=0.01, kl=kl_halting_to_prior, iterations=1000, lr=0.05):
+    """A PonderNet-style halting distribution trained on its own: minimise sum_n p_n L_n + beta KL.
+
+    step_losses (N,): the task loss if the network halts after step n (fixed here, the network is
+    left out); prior (N,): p_G; kl: kl_halting_to_prior (the paper's) or kl_prior_to_halting (the
+    reverse). p = halting_from_lambdas(sigmoid(a)) with logits a (N,), all 0 at the start (every
+    lambda 1/2), trained with Adam. Returns p (N,) float64 tensor after training (no gradient).
+    """
+    _check_callable("kl", kl)
+    L = torch.as_tensor(step_losses, dtype=torch.float64)
+    prior = torch.as_tensor(prior, dtype=torch.float64)
+    if L.dim() != 1 or L.shape != prior.shape:
+        raise ValueError(f"step_losses and prior must be two (N,) vectors, got {tuple(L.shape)} and {tuple(prior.shape)}")
+    _check_positive_int("iterations", iterations, 0)
+    a = torch.zeros_like(L, requires_grad=True)
+    opt = torch.optim.Adam([a], lr=lr)
+    for _ in range(iterations):
+        opt.zero_grad()
+        p = halting_from_lambdas(torch.sigmoid(a))
+        ((p * L).sum() + beta * kl(p, prior)).backward()
+        opt.step()
+    with torch.no_grad():
+        return halting_from_lambdas(torch.sigmoid(a))
+
+
+def batch_loop_steps(N):
+    """Ponder steps a batched loop runs, against those the rows need. N (B, T) from a forward pass.
+
+    A loop that steps the whole batch until its slowest row halts runs sum_t max_b N(b, t) steps;
+    the rows need mean_b sum_t N(b, t). Returns (loop steps, mean steps per row) as floats."""
+    N = torch.as_tensor(N)
+    if N.dim() != 2:
+        raise ValueError(f"N must have shape (B, T), got {tuple(N.shape)}")
+    return float(N.max(dim=0).values.sum()), float(N.to(torch.float64).sum(dim=1).mean())
+
+
+# ---------------------------------------------------------------------------------------------
+# The gallery: every bug with what it does and the equation it breaks
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pitfall:
+    """One entry of the gallery. forward: keyword arguments of act_variant_forward; ponder: the
+    ponder-cost piece; data: "random" (the course's parity) or "prefix" (parity_prefix_batch)."""
+    name: str
+    what: str
+    breaks: str
+    forward: dict = field(default_factory=dict)
+    ponder: object = ponder_cost
+    data: str = "random"
+
+
+PITFALLS = {p.name: p for p in (
+    Pitfall("correct", "ACT as the paper defines it (act_torch.act.act_forward)", "-"),
+    Pitfall("plain average", "the state passed on is the plain mean of the ponder states",
+            "(9) s_t = sum_n p^n s^n", {"mix": plain_average}),
+    Pitfall("running average", "a moving average (1 - p^n) m + p^n s^n instead of sum_n p^n s^n",
+            "(9) s_t = sum_n p^n s^n", {"mix": running_average}),
+    Pitfall("flag inverted", "the first-step flag is 0 on step 1 and 1 after",
+            "(3) x^n_t = (x_t, delta_{n,1})", {"flag": flag_inverted}),
+    Pitfall("flag missing", "no first-step flag", "(3) x^n_t = (x_t, delta_{n,1})", {"flag": flag_missing}),
+    Pitfall("flag added", "1 added to every input value on step 1 instead of an appended unit",
+            "(3) x^n_t = (x_t, delta_{n,1})", {"flag": flag_added_to_values}),
+    Pitfall("R through N", "R = 1 - sum_{n<=N} h^n: the remainder counts the halting step's own h",
+            "(8) R = 1 - sum_{n<N} h^n, (20) dL/dh^N = 0", {"weights": remainder_through_N_weights}),
+    Pitfall("overshoot remainder", "p^N = h^N - max(sum_{n<=N} h^n - 1, 0)",
+            "(8) R = 1 - sum_{n<N} h^n when the sum stops in [1 - eps, 1) or at the cap",
+            {"weights": overshoot_weights}),
+    Pitfall("cap drops R", "at the cap M the last weight is h^M instead of R",
+            "(8), (13): p sums to 1 at the cap too", {"weights": cap_without_remainder_weights}),
+    Pitfall("cap zero R", "at the cap M, R = 0: weight and ponder gradient vanish there",
+            "(8), (13), (14): dP/dh^n = -1 for n < N", {"weights": cap_zero_remainder_weights}),
+    Pitfall("halts on >", "halting test sum > 1 - eps instead of >=", "(7) sum >= 1 - eps",
+            {"halts": halts_strictly_above}),
+    Pitfall("halts above 1", "halting test sum > 1: epsilon dropped, N >= 2 always", "(7) sum >= 1 - eps",
+            {"halts": halts_above_one}),
+    Pitfall("h counted twice", "the current h added twice in the halting test", "(7) sum_{n<=N} h^n >= 1 - eps",
+            {"halts": halts_counting_h_twice}),
+    Pitfall("halting from entering state", "h^n read from the state entering step n",
+            "(5) h^n = sigma(W_h s^n + b_h)", {"halting_state": entering_state}),
+    Pitfall("ponder counts padding", "rho summed over every step of the batch, padding included",
+            "(11) P = sum over the sequence's steps", ponder=ponder_cost_with_padding),
+    Pitfall("ponder detached", "the ponder cost has no gradient: tau does nothing",
+            "(12), (15): -tau on every dL/dh^n, n < N", ponder=ponder_cost_detached),
+    Pitfall("parity prefix", "parity data with 1..bits-1 non-zero entries packed first",
+            "the task (section 3.1): 1..bits entries at random positions", data="prefix"),
+)}
+
+
+def objective(y_hat, N, R, target, live, steps, *, kind, heads, tau, ponder=ponder_cost):
+    """The loss of eq. (12) in two parts, with the ponder piece replaceable.
+
+    Arguments as act_torch.losses.act_loss (whose data term and error mask are used). Returns
+    data_loss (0-d), ponder_loss = tau * sum_t rho_t / B (0-d) and wrong (B, T) bool."""
+    _check_callable("ponder", ponder)
+    data_loss, wrong, _ = act_loss(y_hat, N, R, target, live, steps, kind=kind, heads=heads, tau=0.0)
+    B = live.shape[-2]
+    return data_loss, tau * ponder(N, R, steps).sum(dim=(-2, -1)) / B, wrong
+
+
+# ---------------------------------------------------------------------------------------------
+# A short training run of one gallery entry
+# ---------------------------------------------------------------------------------------------
+
+def _batch_fn(pitfall, task, options):
+    if pitfall.data == "prefix":
+        if task != "parity":
+            raise ValueError(f"the prefix convention is a parity convention; task is {task!r}")
+        return lambda rng, size: parity_prefix_batch(rng, size, options.get("bits", 64))
+    return lambda rng, size: tasks.make_batch(task, rng, size, **options)
+
+
+def _check_positive_int(name, value, low=1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="rnn", hidden=64, batch_size=128,
+                  lr=3e-3, tau=1e-3, epsilon=0.01, max_ponder=100, halting_bias=1.0, iterations=1000, seed=0,
+                  eval_every=250, eval_size=1000, probe_every=10, dtype=torch.float32):
+    """Train one gallery entry with Adam and return what happened, as plain Python numbers.
+
+    pitfall: a name of PITFALLS (or a Pitfall). Initial weights from act_numpy.params.init_params
+    with np.random.default_rng([seed, 0]), training batches from default_rng([seed, 1]) and the
+    held-out set from default_rng([seed, 2]), as act_experiments.training draws them; so two
+    entries with the same seed start from the same weights and see the same batches (the prefix
+    entry sees its own data). Every ``probe_every`` iterations the gradient reaching the halting
+    bias b_h is split into its data part and its ponder part (tau P).
+
+    Returns a dict: "pitfall", "config", and "evals": a list of records at iteration 0, every
+    ``eval_every`` and at the end, each with "iteration", "error" (held-out sequence error),
+    "error_at_half" (the same scored with the logit threshold 0.5; sigmoid tasks), "ponder" (mean N
+    on the sequences' steps), "rho" (mean N + R as the entry computes it), "max_N", "capped"
+    (fraction of steps stopped by the cap), "weight_sum" (mean sum of p), "grad_data" and
+    "grad_ponder" (mean |dL/db_h| and |d tau P / d b_h| over the probes since the last record;
+    None at iteration 0)
+    and, for the prefix entry, "error_random" (its error on the course's random-position data);
+    and "params": the trained parameters as float64 NumPy arrays.
+    """
+    pitfall = PITFALLS[pitfall] if isinstance(pitfall, str) and pitfall in PITFALLS else pitfall
+    if not isinstance(pitfall, Pitfall):
+        raise ValueError(f"pitfall must be one of {sorted(PITFALLS)}, got {pitfall!r}")
+    for name, value, low in (("hidden", hidden, 1), ("batch_size", batch_size, 1), ("iterations", iterations, 0),
+                             ("eval_every", eval_every, 1), ("eval_size", eval_size, 1),
+                             ("probe_every", probe_every, 1), ("seed", seed, 0)):
+        _check_positive_int(name, value, low)
+    for name, value in (("lr", lr), ("tau", tau)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or math.isinf(value):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    if dtype not in (torch.float32, torch.float64):
+        raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
+    options = dict(task_options or {})
+    tasks.resolve_options(task, **options)              # refuses an unknown task or option
+    D, O = tasks.input_size(task, **options), tasks.output_size(task, **options)
+    kind, heads = tasks.loss_kind(task), tasks.num_heads(task, **options)
+    make = _batch_fn(pitfall, task, options)
+    np_params = init_params(cell, D, hidden, O, np.random.default_rng([seed, 0]), halting_bias=halting_bias)
+    params = {k: torch.tensor(v, dtype=dtype, requires_grad=True) for k, v in np_params.items()}
+    opt = torch.optim.Adam(params.values(), lr=lr)
+    data_rng = np.random.default_rng([seed, 1])
+    held_out = make(np.random.default_rng([seed, 2]), eval_size)
+    random_held_out = (tasks.make_batch("parity", np.random.default_rng([seed, 2]), eval_size, **options)
+                       if pitfall.data == "prefix" else None)
+    run = dict(cell=cell, epsilon=epsilon, max_ponder=max_ponder, **pitfall.forward)
+    as_t = dict(dtype=dtype, device="cpu")
+
+    def losses(batch):
+        x, y, mask = batch
+        target, live, steps = loss_inputs(y, mask, kind, heads, **as_t)
+        record = {}
+        y_hat, N, R = act_variant_forward(torch.as_tensor(x, **as_t), params, record=record, **run)
+        data_loss, ponder_loss, wrong = objective(y_hat, N, R, target, live, steps, kind=kind, heads=heads,
+                                                  tau=tau, ponder=pitfall.ponder)
+        return data_loss, ponder_loss, wrong, (y_hat, N, R, target, live, steps, record)
+
+    def evaluate(batch):
+        with torch.no_grad():
+            _, _, wrong, (y_hat, N, R, target, live, steps, record) = losses(batch)
+        on = steps > 0
+        rec = {"error": float(wrong.any(dim=-1).to(torch.float64).mean()),
+               "ponder": float(N[on].to(torch.float64).mean()),
+               "rho": float((N.to(R.dtype) + R)[on].to(torch.float64).mean()),
+               "max_N": int(N[on].max()),
+               "capped": float(torch.stack(record["capped"], dim=1)[on].to(torch.float64).mean()),
+               "weight_sum": float(torch.stack([p.sum(dim=-1) for p in record["p"]], dim=1)[on]
+                                   .to(torch.float64).mean())}
+        if kind == "sigmoid":
+            half = wrong_at_logit_half(y_hat[..., 0], target, live)
+            rec["error_at_half"] = float(half.any(dim=-1).to(torch.float64).mean())
+        return rec
+
+    evals, probes = [], {"data": [], "ponder": []}
+
+    def log(iteration):
+        rec = {"iteration": iteration, **evaluate(held_out)}
+        if random_held_out is not None:
+            rec["error_random"] = evaluate(random_held_out)["error"]
+        rec["grad_data"] = float(np.mean(probes["data"])) if probes["data"] else None
+        rec["grad_ponder"] = float(np.mean(probes["ponder"])) if probes["ponder"] else None
+        probes["data"].clear()
+        probes["ponder"].clear()
+        evals.append(rec)
+
+    log(0)
+    for it in range(1, iterations + 1):
+        opt.zero_grad(set_to_none=True)
+        data_loss, ponder_loss, _, _ = losses(make(data_rng, batch_size))
+        if it % probe_every == 0:
+            (g_data,) = torch.autograd.grad(data_loss, [params["b_h"]], retain_graph=True, allow_unused=True)
+        (data_loss + ponder_loss).backward()
+        if it % probe_every == 0:
+            g_total = params["b_h"].grad if params["b_h"].grad is not None else torch.zeros_like(params["b_h"])
+            g_data = torch.zeros_like(g_total) if g_data is None else g_data
+            probes["data"].append(float(g_data.abs().sum()))
+            probes["ponder"].append(float((g_total - g_data).abs().sum()))
+        for p in params.values():
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
+        opt.step()
+        if it % eval_every == 0 or it == iterations:
+            log(it)
+    config = dict(task=task, task_options=options, cell=cell, hidden=hidden, batch_size=batch_size, lr=lr, tau=tau,
+                  epsilon=epsilon, max_ponder=max_ponder, halting_bias=halting_bias, iterations=iterations,
+                  seed=seed, eval_size=eval_size, dtype=str(dtype).replace("torch.", ""))
+    final = {k: v.detach().numpy().astype(np.float64) for k, v in params.items()}
+    return {"pitfall": pitfall.name, "config": config, "evals": evals, "params": final}
+
+
+# ---------------------------------------------------------------------------------------------
+# The committed runs (scripts/pitfalls.py writes them to results/pitfalls/)
+# ---------------------------------------------------------------------------------------------
+
+COMMITTED = RESULTS / "pitfalls"
+
+
+def _number(v):
+    if v is None or v == "":
+        return None
+    number = float(v)
+    return int(number) if number.is_integer() and all(c not in v for c in ".eE") else number
+
+
+def read_rows(path):
+    """The rows of an experiment's CSV as dicts: "pitfall" a string, the rest numbers (None if empty)."""
+    with open(path, newline="") as f:
+        return [{k: (v if k == "pitfall" else _number(v)) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def read_results(name, folder=None):
+    """(rows, meta) of the committed experiment ``name`` ("gallery", "sequence", "prefix"): one row per
+    evaluation (see train_variant) with "pitfall" and "seed", and the settings it ran with."""
+    folder = Path(folder) if folder is not None else COMMITTED
+    csv_path, json_path = folder / f"{name}.csv", folder / f"{name}.json"
+    if not csv_path.exists() or not json_path.exists():
+        raise ValueError(f"no results for {name!r} in {folder}: run python scripts/pitfalls.py run {name}")
+    return read_rows(csv_path), json.loads(json_path.read_text())
+
+
+def final_evals(rows):
+    """The last evaluation of every (pitfall, seed), in the order of the rows."""
+    last = {}
+    for r in rows:
+        key = (r["pitfall"], r["seed"])
+        if key not in last or r["iteration"] > last[key]["iteration"]:
+            last[key] = r
+    return list(last.values())
+
+
+def summarise(rows):
+    """{pitfall: {column: (mean, lowest, highest)}} over the seeds, in the order of the rows.
+
+    error, ponder, rho, capped, ... from each run's last evaluation; grad_data and grad_ponder
+    averaged over each run's probes first (the whole run); "seeds": how many runs."""
+    out = {}
+    ends = final_evals(rows)
+    for p in dict.fromkeys(r["pitfall"] for r in rows):
+        mine = [r for r in ends if r["pitfall"] == p]
+        entry = {}
+        for c in ("error", "error_at_half", "error_random", "ponder", "rho", "max_N", "capped", "weight_sum"):
+            values = [r[c] for r in mine if r.get(c) is not None]
+            if values:
+                entry[c] = (sum(values) / len(values), min(values), max(values))
+        for c in ("grad_data", "grad_ponder"):
+            per_run = []
+            for seed in sorted({r["seed"] for r in mine}):
+                probes = [r[c] for r in rows if r["pitfall"] == p and r["seed"] == seed and r.get(c) is not None]
+                if probes:
+                    per_run.append(sum(probes) / len(probes))
+            if per_run:
+                entry[c] = (sum(per_run) / len(per_run), min(per_run), max(per_run))
+        entry["seeds"] = len(mine)
+        out[p] = entry
+    return out

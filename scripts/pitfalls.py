@@ -1,0 +1,234 @@
+"""The pitfall gallery's training runs (notebook 11): every bug of act_beyond.pitfalls, trained briefly.
+
+    python scripts/pitfalls.py run gallery          # parity: every bug beside the correct ACT
+    python scripts/pitfalls.py run sequence         # logic: the bugs that need a sequence or padding
+    python scripts/pitfalls.py run prefix           # 16-bit parity: the prefix data convention
+    python scripts/pitfalls.py plot                 # figures/pitfalls_*.png from results/pitfalls/
+
+``run`` trains each entry of the experiment for every seed with ``act_beyond.pitfalls.train_variant``
+and appends its evaluations to ``results/pitfalls/<experiment>.csv`` (one row per evaluation);
+``<experiment>.json`` keeps the settings and the command. A run that stopped continues where it
+left off: entries already in the CSV are skipped, as long as the settings are the same (other
+settings are refused; ``--force`` starts the experiment over). ``--seeds``, ``--iterations`` and
+``--pitfalls`` change the settings, so use them with ``--out`` for a trial run.
+"""
+
+import csv
+import json
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import matplotlib
+
+from act_beyond import pitfalls as pf
+from act_beyond.pitfalls import final_evals, read_rows, summarise
+from act_experiments.figures import print_written, save_figure
+from act_experiments.results import RESULTS
+from act_experiments.training import OneLineParser
+
+OUT = RESULTS / "pitfalls"
+COLUMNS = ("pitfall", "seed", "iteration", "error", "error_at_half", "error_random", "ponder", "rho", "max_N",
+           "capped", "weight_sum", "grad_data", "grad_ponder")
+
+EXPERIMENTS = {
+    # 6-bit parity, the live run of notebook 05 with a cap M = 10 that some inputs reach
+    "gallery": {
+        "pitfalls": [name for name in pf.PITFALLS if name != "ponder counts padding"],
+        "seeds": 3,
+        "settings": dict(task="parity", task_options={"bits": 6}, cell="rnn", hidden=32, batch_size=128, lr=1e-2,
+                         tau=1e-3, max_ponder=10, iterations=600, eval_every=100, eval_size=1000),
+    },
+    # logic (a sequence of up to 4 vectors, padded to 4): the flag and the padding matter here
+    "sequence": {
+        "pitfalls": ["correct", "flag inverted", "flag missing", "flag added", "ponder counts padding",
+                     "halting from entering state"],
+        "seeds": 3,
+        "settings": dict(task="logic", task_options={"max_vectors": 4, "max_gates": 2}, cell="lstm", hidden=32,
+                         batch_size=32, lr=1e-2, tau=1e-2, max_ponder=6, iterations=600, eval_every=100,
+                         eval_size=500),
+    },
+    # the pitfall reference's setting: 16 bits, tanh RNN 128, batch 128, tau 1e-3, lr 1e-3
+    "prefix": {
+        "pitfalls": ["parity prefix", "correct"],
+        "seeds": 2,
+        "settings": dict(task="parity", task_options={"bits": 16}, cell="rnn", hidden=128, batch_size=128, lr=1e-3,
+                         tau=1e-3, max_ponder=20, iterations=3000, eval_every=250, eval_size=1000),
+    },
+}
+
+
+def run(name, seeds=None, iterations=None, pitfalls=None, out=OUT, force=False, log=print):
+    """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path."""
+    spec = EXPERIMENTS[name]
+    settings = dict(spec["settings"])
+    if iterations is not None:
+        settings["iterations"] = iterations
+    chosen = pitfalls or spec["pitfalls"]
+    meta = {"experiment": name, "pitfalls": chosen, "seeds": seeds or spec["seeds"], "settings": settings}
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path, json_path = out / f"{name}.csv", out / f"{name}.json"
+    done = set()
+    if json_path.exists() and csv_path.exists() and not force:
+        old = json.loads(json_path.read_text())
+        if {k: old.get(k) for k in meta} != meta:
+            raise ValueError(f"{json_path} holds other settings; use --force to start {name} over")
+        done = {(r["pitfall"], r["seed"]) for r in read_rows(csv_path)}
+    elif force or not csv_path.exists():
+        with open(csv_path, "w", newline="") as f:
+            csv.writer(f).writerow(COLUMNS)
+    start = time.time()
+    for seed in range(meta["seeds"]):
+        for pitfall in chosen:
+            if (pitfall, seed) in done:
+                continue
+            t0 = time.time()
+            result = pf.train_variant(pitfall, seed=seed, **settings)
+            with open(csv_path, "a", newline="") as f:
+                writer = csv.writer(f)
+                for e in result["evals"]:
+                    writer.writerow([pitfall, seed] + [("" if e.get(c) is None else e[c]) for c in COLUMNS[2:]])
+            last = result["evals"][-1]
+            log(f"{name}: {pitfall:28s} seed {seed}: error {last['error']:.3f}, ponder {last['ponder']:.2f} "
+                f"({time.time() - t0:.0f} s)")
+    meta.update(command="python scripts/pitfalls.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+                if sys.argv[0].endswith("pitfalls.py") else None,
+                machine=f"{platform.machine()}, CPython {platform.python_version()}",
+                wall_time_s=round(time.time() - start, 1) + (json.loads(json_path.read_text()).get("wall_time_s", 0)
+                                                             if done else 0))
+    json_path.write_text(json.dumps(meta, indent=2) + "\n")
+    return csv_path
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------------------------
+
+def draw_effects(rows, title):
+    """Three panels, one row per pitfall: final error, final mean ponder N, and the gradient reaching
+    the halting bias (data part and ponder part, mean over the run); one dot per seed."""
+    import matplotlib.pyplot as plt
+    s = summarise(rows)
+    names = list(s)
+    ends = final_evals(rows)
+    fig, axes = plt.subplots(1, 3, figsize=(12, 0.42 * len(names) + 1.6), sharey=True)
+    y = range(len(names))
+    for ax, column, label in ((axes[0], "error", "held-out sequence error"),
+                              (axes[1], "ponder", "mean ponder steps N")):
+        ax.barh(y, [s[n][column][0] for n in names], color=["0.35" if n == "correct" else "tab:blue" for n in names],
+                alpha=0.35)
+        for i, n in enumerate(names):
+            ax.plot([r[column] for r in ends if r["pitfall"] == n], [i] * s[n]["seeds"], "o", ms=3.5, color="black")
+        correct = s.get("correct", {}).get(column)
+        if correct:
+            ax.axvline(correct[0], color="0.35", ls=":", lw=1)
+        ax.set_xlabel(label)
+    ax = axes[2]
+    for offset, column, colour, label in ((-0.15, "grad_data", "tab:green", "data part"),
+                                          (0.15, "grad_ponder", "tab:red", "ponder part (τP)")):
+        values = [s[n][column][0] for n in names]
+        shown = [max(v, 1e-9) for v in values]
+        ax.barh([i + offset for i in y], shown, height=0.3, color=colour, label=label)
+        for i, v in enumerate(values):
+            if v == 0:
+                ax.text(1.3e-9, i + offset, "exactly 0", va="center", fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlim(1e-9, None)
+    ax.set_xlabel(r"mean $|\partial / \partial b_h|$ during training")
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    axes[0].set_yticks(list(y))
+    axes[0].set_yticklabels(names)
+    axes[0].invert_yaxis()
+    for a in axes:
+        a.grid(alpha=0.3, axis="x")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def draw_prefix(rows, title):
+    """Held-out error against iteration: the correct data, and the prefix data scored on both conventions."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    styles = (("correct", "error", "tab:blue", "trained and tested on random positions (the course's data)"),
+              ("parity prefix", "error", "tab:orange", "trained and tested on prefix data"),
+              ("parity prefix", "error_random", "tab:red", "trained on prefix data, tested on random positions"))
+    for pitfall, column, colour, label in styles:
+        for k, seed in enumerate(sorted({r["seed"] for r in rows if r["pitfall"] == pitfall})):
+            mine = sorted((r for r in rows if r["pitfall"] == pitfall and r["seed"] == seed), key=lambda r: r["iteration"])
+            ax.plot([r["iteration"] for r in mine], [r[column] for r in mine], color=colour, marker="o", ms=3,
+                    lw=1.2, ls="-" if k == 0 else "--", label=label if k == 0 else None)
+    ax.axhline(0.5, color="crimson", ls=":", lw=1, label="chance")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("held-out sequence error")
+    ax.set_ylim(-0.02, 0.62)
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=8, loc="lower left")
+    ax.set_title(title + " (one line style per seed)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _describe(meta):
+    s = meta["settings"]
+    options = ", ".join(f"{k} {v}" for k, v in s["task_options"].items())
+    return (f"{s['task']} ({options}), {s['cell']} H={s['hidden']}, batch {s['batch_size']}, lr {s['lr']:g}, "
+            f"τ {s['tau']:g}, M {s['max_ponder']}, {s['iterations']} it., {meta['seeds']} seeds")
+
+
+def plot(results=OUT, figures=None):
+    """Draw figures/pitfalls_<experiment>.png for every experiment found in ``results``; returns the paths."""
+    import matplotlib.pyplot as plt
+    paths = []
+    for name in EXPERIMENTS:
+        csv_path, json_path = Path(results) / f"{name}.csv", Path(results) / f"{name}.json"
+        if not csv_path.exists() or not json_path.exists():
+            print(f"{name}: no results in {results}, skipped")
+            continue
+        rows, meta = read_rows(csv_path), json.loads(json_path.read_text())
+        draw = draw_prefix if name == "prefix" else draw_effects
+        fig = draw(rows, _describe(meta))
+        paths.append(save_figure(fig, f"pitfalls_{name}", directory=figures))
+        plt.close(fig)
+    return paths
+
+
+def main(argv=None):
+    matplotlib.use("Agg")
+    ap = OneLineParser(prog="scripts/pitfalls.py", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    r = sub.add_parser("run", help="train an experiment's entries")
+    r.add_argument("experiment", choices=sorted(EXPERIMENTS))
+    r.add_argument("--seeds", type=int, help="seeds 0..n-1 (default: the experiment's)")
+    r.add_argument("--iterations", type=int, help="training iterations (default: the experiment's)")
+    r.add_argument("--pitfalls", help="comma-separated entries of act_beyond.pitfalls.PITFALLS (default: all of it)")
+    r.add_argument("--out", default=str(OUT), help="results folder (default results/pitfalls)")
+    r.add_argument("--force", action="store_true", help="start the experiment over")
+    p = sub.add_parser("plot", help="draw figures/pitfalls_*.png")
+    p.add_argument("--results", default=str(OUT), help="results folder (default results/pitfalls)")
+    p.add_argument("--figures", help="output folder (default figures/)")
+    args = ap.parse_args(argv)
+    if args.command == "run":
+        chosen = args.pitfalls.split(",") if args.pitfalls else None
+        unknown = [c for c in chosen or [] if c not in pf.PITFALLS]
+        if unknown:
+            ap.exit(2, f"scripts/pitfalls.py: error: unknown pitfall(s) {unknown}; one of {sorted(pf.PITFALLS)}\n")
+        for name, value in (("--seeds", args.seeds), ("--iterations", args.iterations)):
+            if value is not None and value < 1:
+                ap.exit(2, f"scripts/pitfalls.py: error: {name} must be >= 1, got {value}\n")
+        try:
+            run(args.experiment, args.seeds, args.iterations, chosen, args.out, args.force)
+        except ValueError as err:
+            ap.exit(1, f"scripts/pitfalls.py: error: {err}\n")
+    else:
+        if not Path(args.results).is_dir():
+            ap.exit(1, f"scripts/pitfalls.py: error: --results {args.results} is not a folder\n")
+        print_written(plot(args.results, args.figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
