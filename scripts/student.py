@@ -3,6 +3,7 @@
     python scripts/student.py                    # build/student/: the solutions taken out
     python scripts/student.py --check            # and run it: every graded check must fail
     python scripts/student.py --check notebooks/03_backprop_remainder.ipynb
+    python scripts/student.py --table            # the exercises and their points, for docs/teaching.md
 
 The notebooks in notebooks/ are the teacher's edition: each exercise is a solution cell, whose
 answer sits between ``### BEGIN SOLUTION`` and ``### END SOLUTION``, and a graded check cell
@@ -116,17 +117,48 @@ def check_student_notebook(path, timeout=300):
     return problems
 
 
+def exercise_table(notebooks):
+    """A markdown table of every exercise: notebook, number, title, points checked by code and
+    points of written answers (graded by hand), read from the task headings and nbgrader metadata."""
+    import re
+    lines = ["| notebook | exercise | checked by code | written answer |", "|---|---|---|---|"]
+    for path in notebooks:
+        cells = json.loads(path.read_text())["cells"]
+        titles, points = {}, {}
+        for cell in cells:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "markdown":
+                for number, title in re.findall(r"^#+ Exercise (\d+) *[:.—–-]? *(.*)$", source, flags=re.M):
+                    titles.setdefault(int(number), title.strip()[:1].upper() + title.strip()[1:])
+            meta = cell.get("metadata", {}).get("nbgrader")
+            role = nbgrader_role(cell)
+            if meta and role in ("check", "answer"):
+                number = int(re.match(r"ex(\d+)", meta["grade_id"]).group(1))
+                code, written = points.get(number, (0, 0))
+                points[number] = (code + meta["points"], written) if role == "check" else (code, written + meta["points"])
+        for number in sorted(points):
+            code, written = points[number]
+            lines.append(f"| {path.stem[:3].rstrip('_')} | {number}. {titles.get(number, '')} | {code:g} | "
+                         f"{written:g} |" if written else
+                         f"| {path.stem[:3].rstrip('_')} | {number}. {titles.get(number, '')} | {code:g} | - |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
     parser.add_argument("--out", type=Path, default=BUILD / "student")
     parser.add_argument("--check", action="store_true",
                         help="run the student edition: every graded check must fail")
+    parser.add_argument("--table", action="store_true", help="print the exercises and their points, and stop")
     args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or NOTEBOOKS
     missing = [str(p) for p in notebooks if not p.is_file()]
     if missing:
         parser.exit(2, f"student.py: no such notebook: {missing[0]}\n")
+    if args.table:
+        print(exercise_table(notebooks))
+        return 0
     try:
         written = generate(notebooks, args.out)
     except RuntimeError as err:
