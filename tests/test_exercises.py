@@ -137,3 +137,15 @@ def test_nbgrader_refusing_a_notebook_is_one_line_of_the_cli(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         student.main([str(tmp_path / "missing.ipynb")])
     assert stop.value.code == 2
+
+
+def test_the_exercise_table_has_a_row_per_exercise_with_its_points(tmp_path):
+    import nbformat
+    source = tmp_path / "07_demo.ipynb"
+    nb = notebook([(SOLUTION, "ex1-solution", "solution"), ("assert x", "ex1-check", "check"),
+                   ("assert x", "ex1-check-b", "check"), ("Why?\n### BEGIN SOLUTION\nB.\n### END SOLUTION", "ex2-answer",
+                                                          "answer")])
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("### Exercise 1: choose x\n\n### Exercise 2 — why"))
+    nbformat.write(nb, source)
+    table = student.exercise_table([source]).splitlines()
+    assert table[2:] == ["| 07 | 1. Choose x | 2 | - |", "| 07 | 2. Why | 0 | 1 |"]
