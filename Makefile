@@ -1,6 +1,7 @@
 # Two commands: `make lab` opens the course, `make test` checks everything (CI runs this one).
 # Also: `make student` (the exercises without their solutions, in build/student/), `make variant`
-# (the notebooks under other math kernels) and `make figures` (redraw figures/).
+# (the notebooks under other math kernels), `make figures` (redraw figures/) and `make book` (the
+# rendered edition, in build/book/).
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
@@ -61,6 +62,20 @@ figures: $(STAMP)
 	$(PY) scripts/plot_time_penalty.py
 	$(PY) scripts/plot_characters.py
 	ACT_SAVE_FIGURES=1 $(PY) -m pytest -q $(NBVAL) notebooks
+
+# The rendered edition: a static site in build/book/_build/html/ (open index.html), made by Jupyter
+# Book 1 from book/_config.yml and book/_toc.yml. It runs every notebook once, in notebooks/, with
+# nbval's per-cell limit; a cell error or any Sphinx warning (a broken link, say) fails it. The
+# browser test (tests/test_book.py, part of `make test`) reads this build; `built` dates it.
+BOOK := build/book
+book: $(STAMP)
+	rm -rf $(BOOK)
+	mkdir -p $(BOOK)
+	touch $(BOOK)/.started
+	$(VENV)/bin/jupyter-book build . --config book/_config.yml --toc book/_toc.yml \
+		--path-output $(BOOK) --warningiserror --keep-going
+	mv $(BOOK)/.started $(BOOK)/built
+	@echo "the book: $(BOOK)/_build/html/index.html"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build

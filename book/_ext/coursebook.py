@@ -1,0 +1,130 @@
+"""What the book adds to Sphinx: the course map, MathJax on every page, tagged cases, one script.
+
+MathJax on every page: Sphinx loads it only on pages with an equation of their own, but the
+sidebar shows every chapter's title on every page, and one title has math in it (notebook 02's
+$x_t + \delta_{n,1}$), which would show as raw TeX on the pages without equations.
+
+Tagged cases: Sphinx wraps a displayed equation that contains `\\` in `\begin{split}`, and
+MathJax refuses a `\tag` inside split. The notebooks write `$$ ... \begin{cases} a \\ b
+\end{cases} \tag{6} $$`, where the line break belongs to the cases and the tag to the equation,
+as Jupyter shows it; such an equation is passed to MathJax as written (with its tag moved after a
+split only where a line break stands outside every environment).
+
+One copy of each script: sphinx-thebe's inline settings (`const THEBE_JS_URL = ...`) reach the
+page twice, once as registered with no file name (None) and once as re-read with an empty one,
+and the second `const` is a JavaScript error on every page. Thebe itself is off (no launch button).
+
+The course map on the book's first page is read from the notebooks themselves:
+
+    ```{course-map} notebooks/0[5-9]*.ipynb notebooks/1*.ipynb
+    ```
+
+draws one card per notebook that the patterns match (relative to the book's source folder, the
+repository root), in file-name order: the notebook's title and the italic one-line summary under
+it, linking to its page. A notebook added to the course appears on the map without an edit here,
+as it appears in the table of contents (book/_toc.yml globs the same patterns).
+"""
+
+import json
+import re
+from pathlib import Path
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.util.docutils import SphinxDirective
+
+
+def describe(path):
+    """(title, summary) from a notebook's first markdown cell: its `# ` heading and `*...*` line."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    first = next(c for c in nb["cells"] if c["cell_type"] == "markdown")
+    lines = "".join(first["source"]).splitlines()
+    title = next((l[2:].strip() for l in lines if l.startswith("# ")), Path(path).stem)
+    summary = next((l.strip()[1:-1].strip() for l in lines
+                    if re.fullmatch(r"\*[^*].*[^*]\*", l.strip())), "")
+    return title, summary
+
+
+class CourseMap(SphinxDirective):
+    required_arguments = 1
+    optional_arguments = 10
+    has_content = False
+
+    def run(self):
+        srcdir = Path(self.env.srcdir)
+        paths = []
+        for pattern in self.arguments:
+            matched = sorted(srcdir.glob(pattern))
+            if not matched:
+                raise self.error(f"course-map: no notebook matches {pattern!r}")
+            paths += matched
+        text = ["::::{grid} 1 2 2 2", ":gutter: 2", ""]
+        for path in paths:
+            self.env.note_dependency(str(path))
+            title, summary = describe(path)
+            docname = path.relative_to(srcdir).with_suffix("").as_posix()
+            text += [f":::{{grid-item-card}} {title}", f":link: /{docname}", ":link-type: doc",
+                     ":class-card: course-map-card", "", summary or " ", ":::", ""]
+        text.append("::::")
+        container = nodes.container(classes=["course-map"])
+        self.state.nested_parse(StringList(text, source=self.get_source_info()[0]),
+                                self.content_offset, container)
+        return [container]
+
+
+TOKEN = re.compile(r"\\begin\{[^}]*\}|\\end\{[^}]*\}|\\\\|\\tag\*?\{[^}]*\}|\\[A-Za-z]+|\\.")
+
+
+def tagged_display(tex):
+    """The TeX to hand MathJax for a displayed equation with a \\tag and a line break, or None."""
+    if "\\tag" not in tex or "\\\\" not in tex or "\n\n" in tex.strip():
+        return None                  # Sphinx's own wrapping is right (or it is not ours to fix)
+    depth, top_level_break, tags = 0, False, []
+    for token in TOKEN.finditer(tex):
+        text = token.group()
+        if text.startswith("\\begin{"):
+            depth += 1
+        elif text.startswith("\\end{"):
+            depth -= 1
+        elif text == "\\\\" and depth == 0:
+            top_level_break = True
+        elif text.startswith("\\tag") and depth == 0:
+            tags.append(text)
+    if len(tags) != 1:
+        return None
+    body = tex.replace(tags[0], "")
+    if top_level_break:
+        body = "\\begin{split}" + body + "\\end{split}"
+    return "\\[" + body + tags[0] + "\\]"
+
+
+def keep_tagged_cases(app, doctree):
+    for node in doctree.findall(nodes.math_block):
+        fixed = None if node.get("nowrap") else tagged_display(node.astext())
+        if fixed is not None:
+            node["nowrap"] = True
+            node.children = [nodes.Text(fixed)]
+
+
+def mathjax_everywhere(app, pagename, templatename, context, doctree):
+    """Runs before sphinx.ext.mathjax's own handler (priority 500), which then adds MathJax."""
+    app.env.get_domain("math").data["has_equations"][pagename] = True
+
+
+def one_copy_of_each_script(app, pagename, templatename, context, doctree):
+    seen, scripts = set(), []
+    for js in context.get("script_files", []):
+        key = (js.filename or "", js.priority, tuple(sorted(js.attributes.items())))
+        if key not in seen:
+            seen.add(key)
+            scripts.append(js)
+    context["script_files"] = scripts
+
+
+def setup(app):
+    app.setup_extension("sphinx.ext.mathjax")
+    app.add_directive("course-map", CourseMap)
+    app.connect("doctree-read", keep_tagged_cases)
+    app.connect("html-page-context", mathjax_everywhere, priority=400)
+    app.connect("html-page-context", one_copy_of_each_script, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,367 @@
+"""The rendered edition (`make book`), read in a real headless browser.
+
+Every page of build/book/ is opened in Debian's Chromium, driven by Playwright, from a server on
+127.0.0.1 that serves the build and nothing else; any request that leaves the build (a CDN, a
+font site) is refused and counted, so a page that needs the network fails here. Each page must
+load without a console error or a failed request, show every figure (an img with a nonzero
+natural size), have each of its equations typeset by MathJax, and link only to pages, files and
+anchors that exist. The search box must find a word, the notebooks must carry their outputs, and
+screenshots (kept in build/book/screenshots/) must not be blank. The same pages are also read
+from file://, as someone who copied the folder would.
+
+This test reads the book that `make book` built; it builds nothing (executing the notebooks takes
+minutes). It skips, saying why, where the build is missing or older than its sources, or where
+Chromium is absent (`apt-get install chromium`). CI sets ACT_BOOK_REQUIRED=1, which turns each of
+those skips into a failure. ACT_CHROMIUM names another Chromium binary.
+"""
+
+import functools
+import html.parser
+import http.server
+import io
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "build" / "book"
+HTML = BOOK / "_build" / "html"
+SHOTS = BOOK / "screenshots"
+SOURCES = ["notebooks", "docs", "book", "figures", "README.md"]   # what the book is built from
+REQUIRED = os.environ.get("ACT_BOOK_REQUIRED") == "1"
+# Flags for a Chromium that must not reach the network on its own; Playwright adds --headless and
+# a fresh --user-data-dir for each launch.
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--disable-dev-shm-usage"]
+PAGE_TIMEOUT_MS = 60_000
+FIRST_PAGE = "book/intro.html"     # where index.html leads
+
+
+def _unavailable(reason):
+    if REQUIRED:
+        pytest.fail(f"{reason} (ACT_BOOK_REQUIRED=1)")
+    pytest.skip(reason)
+
+
+def _chromium():
+    for candidate in (os.environ.get("ACT_CHROMIUM"), "/usr/bin/chromium",
+                      shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _newest_source():
+    """(mtime, path) of the newest file the book is built from."""
+    newest = (0.0, None)
+    for name in SOURCES:
+        path = ROOT / name
+        files = [path] if path.is_file() else [
+            p for p in path.rglob("*") if p.is_file()
+            and not {".ipynb_checkpoints", "__pycache__"} & set(p.parts)]
+        for f in files:
+            newest = max(newest, (f.stat().st_mtime, f), key=lambda t: t[0])
+    return newest
+
+
+def _pages():
+    """Every page of the book, less index.html (a redirect to the first page, tested apart)."""
+    return sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
+                  if not p.relative_to(HTML).parts[0].startswith("_")
+                  and p.relative_to(HTML).as_posix() != "index.html")
+
+
+class _Anchors(html.parser.HTMLParser):
+    """The ids and names a page defines, and the hrefs and srcs it uses."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.links = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for key in ("id", "name"):
+            if attrs.get(key):
+                self.ids.add(attrs[key])
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+
+
+@functools.lru_cache(maxsize=None)
+def _parse(path):
+    parser = _Anchors()
+    parser.feed(Path(path).read_text(encoding="utf-8"))
+    return parser
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def book():
+    stamp = BOOK / "built"            # `make book` dates it when its build began, and keeps it
+    if not stamp.is_file() or not (HTML / "index.html").is_file():                # only on success
+        _unavailable(f"no finished book in {HTML.relative_to(ROOT)}: `make book` builds it")
+    newest, path = _newest_source()
+    if newest > stamp.stat().st_mtime:
+        _unavailable(f"the book in {HTML.relative_to(ROOT)} is older than {path.relative_to(ROOT)}: "
+                     "run `make book` again")
+    return HTML
+
+
+@pytest.fixture(scope="module")
+def server(book):
+    handler = functools.partial(_Quiet, directory=str(book))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(book):
+    executable = _chromium()
+    if executable is None:
+        _unavailable("Chromium not found (apt-get install chromium, or set ACT_CHROMIUM)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=executable, headless=True,
+                                      args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+class Visit:
+    """One page opened in a fresh browser context, with everything that went wrong on it."""
+
+    def __init__(self, browser, base, url, follows=None):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(PAGE_TIMEOUT_MS)
+        self.problems, self.offsite = [], []
+        self.context.route("**/*", self._only_the_book(base))
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(
+            f"console error: {m.text} at {m.location.get('url')}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", lambda r: self.problems.append(
+            f"request failed: {r.url} ({r.failure})"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(
+            f"HTTP {r.status}: {r.url}"))
+        response = self.page.goto(url, wait_until="load")
+        if response is not None and response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {url}")
+        if follows:                                   # a redirect page: wait for where it leads
+            self.page.wait_for_url(f"**/{follows}", wait_until="load")
+        self._settle()
+
+    def _only_the_book(self, base):
+        def handle(route):
+            url = route.request.url
+            if url.startswith(base) or url.startswith("data:") or url.startswith("blob:"):
+                route.continue_()
+            else:
+                self.offsite.append(url)
+                route.abort()
+        return handle
+
+    def _settle(self):
+        """Load every image (lazy ones too) and wait for MathJax to finish typesetting."""
+        self.page.evaluate("""async () => {
+            const imgs = Array.from(document.images);
+            imgs.forEach(img => { img.loading = "eager"; });
+            await Promise.all(imgs.map(img => img.complete ? null :
+                new Promise(done => { img.onload = img.onerror = done; })));
+        }""")
+        # MathJax is loaded with `defer`, so by the load event it has started if it ever will.
+        self.page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise "
+                           "? MathJax.startup.promise.then(() => true) : false")
+
+    def close(self):
+        self.context.close()
+
+
+def _link_problems(page_file, links):
+    """Internal links of one page that lead nowhere: a missing file or a missing anchor."""
+    problems = []
+    for href in links:
+        parts = urllib.parse.urlsplit(href)
+        if parts.scheme or parts.netloc or href.startswith("mailto:"):
+            continue
+        target = page_file if not parts.path else (page_file.parent / urllib.parse.unquote(parts.path))
+        target = Path(os.path.normpath(target))
+        if target.is_dir():
+            target = target / "index.html"
+        if HTML.resolve() not in target.resolve().parents:
+            problems.append(f"{href}: outside the book")
+        elif not target.is_file():
+            problems.append(f"{href}: no file {target.relative_to(HTML)}")
+        elif parts.fragment and target.suffix == ".html" and parts.fragment not in _parse(target).ids:
+            problems.append(f"{href}: no anchor #{parts.fragment} in {target.relative_to(HTML)}")
+    return problems
+
+
+def _blank(png):
+    """True when a screenshot is (nearly) one flat colour: nothing, or next to nothing, drawn."""
+    import matplotlib.image
+    import numpy as np
+    grey = matplotlib.image.imread(io.BytesIO(png), format="png")[..., :3].mean(axis=-1)
+    inked = np.abs(grey - np.median(grey)) > 0.25          # pixels far from the background
+    return grey.max() - grey.min() < 0.125 or inked.mean() < 0.005
+
+
+def test_a_failing_notebook_fails_the_build(tmp_path):
+    """The book's own settings, on a one-notebook book whose second cell raises: no site."""
+    import nbformat
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb.cells = [nbformat.v4.new_markdown_cell("# A notebook that fails"),
+                nbformat.v4.new_code_cell("print('first cell ran')"),
+                nbformat.v4.new_code_cell("raise RuntimeError('this cell fails on purpose')"),
+                nbformat.v4.new_code_cell("print('never reached')")]
+    nbformat.write(nb, tmp_path / "fails.ipynb")
+    (tmp_path / "toc.yml").write_text("format: jb-book\nroot: fails\n")
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    done = subprocess.run([str(jupyter_book), "build", str(tmp_path), "--config",
+                           str(ROOT / "book" / "_config.yml"), "--toc", str(tmp_path / "toc.yml"),
+                           "--path-output", str(tmp_path / "out"), "--warningiserror",
+                           "--keep-going"], capture_output=True, text=True, timeout=600)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output[-3000:]
+    assert "this cell fails on purpose" in output, output[-3000:]
+    assert not (tmp_path / "out" / "_build" / "html" / "fails.html").exists()
+
+
+def test_the_book_has_every_chapter(book):
+    pages = _pages()
+    for name in ([f"notebooks/{p.stem}.html" for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
+                 + [FIRST_PAGE, "docs/teaching.html", "search.html"]):
+        assert name in pages, f"{name} is not in the book ({len(pages)} pages)"
+
+
+def test_the_notebooks_carry_their_outputs(book):
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        text = (book / "notebooks" / f"{nb.stem}.html").read_text(encoding="utf-8")
+        assert text.count('class="cell_output') >= 1, f"{nb.name}: no cell output in the book"
+
+
+def test_the_course_map_links_every_notebook(book):
+    links = _parse(book / FIRST_PAGE).links
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        assert any(f"notebooks/{nb.stem}.html" in href for href in links), \
+            f"the course map does not link {nb.name}"
+
+
+def test_no_internal_link_is_broken(book):
+    problems = []
+    for name in _pages():
+        page_file = book / name
+        problems += [f"{name}: {p}" for p in _link_problems(page_file, _parse(page_file).links)]
+    assert not problems, "broken links:\n" + "\n".join(problems)
+
+
+def test_every_page_in_the_browser(book, server, browser):
+    """Console, requests, figures and equations, page by page, served from 127.0.0.1."""
+    problems, pages = [], _pages()
+    equations = figures = 0
+    for name in pages:
+        visit = Visit(browser, server, server + name)
+        try:
+            state = visit.page.evaluate("""() => ({
+                math: document.querySelectorAll('.math').length,
+                typeset: Array.from(document.querySelectorAll('.math'))
+                    .filter(m => m.querySelector('mjx-container')).length,
+                mjx: document.querySelectorAll('mjx-container').length,
+                texErrors: Array.from(document.querySelectorAll('mjx-merror'))
+                    .map(e => e.getAttribute('data-mjx-error') || e.textContent).slice(0, 3),
+                badImages: Array.from(document.images)
+                    .filter(i => !(i.complete && i.naturalWidth > 0 && i.naturalHeight > 0))
+                    .map(i => i.currentSrc || i.src),
+                images: document.images.length,
+            })""")
+        finally:
+            visit.close()
+        equations += state["mjx"]
+        figures += state["images"]
+        problems += [f"{name}: {p}" for p in visit.problems]
+        problems += [f"{name}: fetched from outside the book: {u}" for u in visit.offsite]
+        problems += [f"{name}: image did not load: {u}" for u in state["badImages"]]
+        if state["typeset"] < state["math"]:
+            problems.append(f"{name}: {state['math'] - state['typeset']} of {state['math']} "
+                            "equations not typeset by MathJax")
+        problems += [f"{name}: TeX error: {e}" for e in state["texErrors"]]
+    assert not problems, "\n".join(problems)
+    print(f"{len(pages)} pages, {equations} equations typeset, {figures} images loaded")
+    assert equations > 100 and figures > 30, (equations, figures)
+
+
+def test_pages_read_from_file_urls(book, browser):
+    """A copied folder, opened from disk: the home page, a notebook and a doc, equations included."""
+    problems = []
+    for name in ["index.html", "notebooks/01_forward_pass.html", "docs/time_penalty.html"]:
+        url = (book / name).as_uri()
+        visit = Visit(browser, book.as_uri().rstrip("/") + "/", url,
+                      follows=FIRST_PAGE if name == "index.html" else None)
+        try:
+            title = visit.page.title()
+            mjx = visit.page.locator("mjx-container").count()
+            images = visit.page.evaluate("() => Array.from(document.images).filter("
+                                         "i => !(i.naturalWidth > 0)).map(i => i.src)")
+        finally:
+            visit.close()
+        problems += [f"{name}: {p}" for p in visit.problems]
+        problems += [f"{name}: fetched from outside the book: {u}" for u in visit.offsite]
+        problems += [f"{name}: image did not load: {u}" for u in images]
+        if mjx == 0:
+            problems.append(f"{name}: no equation typeset")
+        assert title, name
+    assert not problems, "\n".join(problems)
+
+
+def test_index_leads_to_the_first_page(book, server, browser):
+    visit = Visit(browser, server, server + "index.html", follows=FIRST_PAGE)
+    try:
+        heading = visit.page.locator("h1").first.inner_text()
+    finally:
+        visit.close()
+    assert not visit.problems and not visit.offsite, visit.problems + visit.offsite
+    assert "Adaptive Computation Time" in heading, heading
+
+
+def test_the_search_box_finds_a_word(book, server, browser):
+    visit = Visit(browser, server, server + "search.html?q=remainder")
+    try:
+        visit.page.wait_for_selector("#search-results ul.search li", timeout=PAGE_TIMEOUT_MS)
+        hits = visit.page.locator("#search-results ul.search li a").evaluate_all(
+            "links => links.map(a => a.getAttribute('href'))")
+        search_box = visit.page.locator("input[name=q]").count()
+    finally:
+        visit.close()
+    assert not visit.problems and not visit.offsite, visit.problems + visit.offsite
+    assert search_box >= 1, "no search box"
+    assert any("03_backprop_remainder" in h for h in hits), hits
+
+
+def test_screenshots_are_not_blank(book, server, browser):
+    SHOTS.mkdir(exist_ok=True)
+    for name in [FIRST_PAGE, "notebooks/01_forward_pass.html", "notebooks/05_parity.html"]:
+        visit = Visit(browser, server, server + name)
+        try:
+            if name.startswith("notebooks/"):      # a displayed equation in view, and what follows
+                visit.page.locator("main div.math").first.scroll_into_view_if_needed()
+            png = visit.page.screenshot()
+        finally:
+            visit.close()
+        shot = SHOTS / (name.replace("/", "_").replace(".html", ".png"))
+        shot.write_bytes(png)
+        assert not _blank(png), f"{name}: the screenshot ({shot.relative_to(ROOT)}) is blank"
