@@ -3,6 +3,7 @@ notebook's setup cell, or bring them up to date there.
 
     python scripts/notebook_setup.py            # every notebook
     python scripts/notebook_setup.py --check    # only say which notebooks differ (exit 1 if any)
+    python scripts/notebook_setup.py notebooks/05_parity.ipynb     # only these
 
 The setup cell is a notebook's first code cell. The lines must be copied into each notebook, not
 imported: they run before the course is installed.
@@ -38,10 +39,11 @@ def with_opened_alone(source):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a notebook differs")
     args = parser.parse_args(argv)
     differ = []
-    for path in NOTEBOOKS:
+    for path in args.notebooks or NOTEBOOKS:
         nb = json.loads(path.read_text())
         cell = setup_cell(nb)
         source = "".join(cell["source"])
