@@ -363,3 +363,48 @@ def test_training_is_seeded_and_shares_the_start():
         ut.train_ut(iterations=0, task=dict(bits=3))
     with pytest.raises(ValueError, match="lr"):
         ut.train_ut(iterations=0, lr=0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# scripts/universal_transformer.py
+# ---------------------------------------------------------------------------------------------
+
+def load_script():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ut_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("argv, code", [
+    (["run", "nothing"], 2), (["run", "cap", "--seeds", "0"], 2), (["run", "cap", "--entries", "foo"], 2),
+    (["plot", "--results", "/nonexistent/folder"], 1), ([], 2)])
+def test_script_refuses_bad_input_in_one_line(argv, code, capsys):
+    script = load_script()
+    with pytest.raises(SystemExit) as stop:
+        script.main(argv)
+    assert stop.value.code == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+
+
+def test_script_runs_resumes_refuses_other_settings_and_plots(tmp_path, monkeypatch):
+    script = load_script()
+    monkeypatch.setitem(script.EXPERIMENTS["cap"]["settings"], "eval_size", 30)
+    monkeypatch.setitem(script.EXPERIMENTS["cap"]["settings"], "eval_every", 1)
+    out = tmp_path / "results"
+    lines = []
+    script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)
+    assert len(lines) == 3
+    rows, meta = ut.read_results("cap", out)
+    assert {r["entry"] for r in rows} == set(script.WEIGHTS) and len(rows) == 3 * 3
+    assert meta["model"]["max_steps"] == 3 and meta["seeds"] == 1
+    script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)          # nothing left to do
+    assert len(lines) == 3
+    with pytest.raises(ValueError, match="other settings"):
+        script.run("cap", seeds=1, iterations=3, out=out)
+    s = ut.summarise(rows)
+    assert s["remainder"]["weight_sum"][0] == pytest.approx(1.0) and s["remainder"]["seeds"] == 1
+    paths = script.plot(out, tmp_path / "figures")
+    assert [p.name for p in paths] == ["universal_transformer_cap.png"]
