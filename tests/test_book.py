@@ -222,12 +222,16 @@ def _blank(png):
 
 
 def test_a_failing_notebook_fails_the_build(tmp_path):
-    """The book's own settings, on a one-notebook book whose second cell raises: no site."""
+    """The book's own settings, on a one-notebook book whose third cell raises: no site.
+
+    The second cell raises too, but it is marked NBVAL_SKIP, and the book skips what nbval skips.
+    """
     import nbformat
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
         "name": "python3", "display_name": "Python 3", "language": "python"}})
     nb.cells = [nbformat.v4.new_markdown_cell("# A notebook that fails"),
                 nbformat.v4.new_code_cell("print('first cell ran')"),
+                nbformat.v4.new_code_cell("# NBVAL_SKIP\nraise RuntimeError('a skipped cell ran')"),
                 nbformat.v4.new_code_cell("raise RuntimeError('this cell fails on purpose')"),
                 nbformat.v4.new_code_cell("print('never reached')")]
     nbformat.write(nb, tmp_path / "fails.ipynb")
@@ -240,6 +244,7 @@ def test_a_failing_notebook_fails_the_build(tmp_path):
     output = done.stdout + done.stderr
     assert done.returncode != 0, output[-3000:]
     assert "this cell fails on purpose" in output, output[-3000:]
+    assert "a skipped cell ran" not in output, output[-3000:]
     assert not (tmp_path / "out" / "_build" / "html" / "fails.html").exists()
 
 

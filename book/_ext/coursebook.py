@@ -1,4 +1,9 @@
-"""What the book adds to Sphinx: the course map, MathJax on every page, tagged cases, one script.
+"""What the book adds to Sphinx: the course map, nbval's skips, MathJax on every page, tagged
+cases, and one copy of each script.
+
+nbval's skips: a code cell marked `# NBVAL_SKIP` (or tagged nbval-skip) is one that `make test`
+does not run, a long optional run; the book does not run it either (myst-nb sees it tagged
+skip-execution, in memory only) and shows its code without output.
 
 MathJax on every page: Sphinx loads it only on pages with an equation of their own, but the
 sidebar shows every chapter's title on every page, and one title has math in it (notebook 02's
@@ -111,6 +116,30 @@ def mathjax_everywhere(app, pagename, templatename, context, doctree):
     app.env.get_domain("math").data["has_equations"][pagename] = True
 
 
+def nbval_skips(cell):
+    """True for a code cell that nbval skips: a `# NBVAL_SKIP` comment line, or the tag."""
+    source = cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else source
+    tags = cell.get("metadata", {}).get("tags", [])
+    return cell.get("cell_type") == "code" and ("nbval-skip" in tags or any(
+        line.strip().lstrip("#").strip() == "NBVAL_SKIP"
+        for line in source.splitlines() if line.strip().startswith("#")))
+
+
+def skip_what_nbval_skips(app, docname, source):
+    """source-read: tag the cells nbval skips skip-execution in the text myst-nb will read."""
+    if not str(app.env.doc2path(docname)).endswith(".ipynb"):
+        return
+    nb = json.loads(source[0])
+    skipped = [cell for cell in nb.get("cells", []) if nbval_skips(cell)]
+    for cell in skipped:
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if "skip-execution" not in tags:
+            tags.append("skip-execution")
+    if skipped:
+        source[0] = json.dumps(nb)
+
+
 def one_copy_of_each_script(app, pagename, templatename, context, doctree):
     seen, scripts = set(), []
     for js in context.get("script_files", []):
@@ -124,6 +153,7 @@ def one_copy_of_each_script(app, pagename, templatename, context, doctree):
 def setup(app):
     app.setup_extension("sphinx.ext.mathjax")
     app.add_directive("course-map", CourseMap)
+    app.connect("source-read", skip_what_nbval_skips)
     app.connect("doctree-read", keep_tagged_cases)
     app.connect("html-page-context", mathjax_everywhere, priority=400)
     app.connect("html-page-context", one_copy_of_each_script, priority=900)
