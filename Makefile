@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # nbval: lax mode (our checks are assert cells), the venv's own kernel, and a generous per-cell limit
 NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=300
 
-.PHONY: lab test unit notebooks exercises student wheel variant figures clean
+.PHONY: lab test unit notebooks exercises student wheel variant figures book clean
 
 $(STAMP): requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
