@@ -8,8 +8,9 @@
 ``run`` trains each entry of the experiment for every seed with ``act_beyond.pitfalls.train_variant``
 and appends its evaluations to ``results/pitfalls/<experiment>.csv`` (one row per evaluation);
 ``<experiment>.json`` keeps the settings and the command. A run that stopped continues where it
-left off: entries already in the CSV are skipped, as long as the settings are the same (other
-settings are refused; ``--force`` starts the experiment over). ``--seeds``, ``--iterations`` and
+left off: entries already in the CSV are skipped, as long as the settings and seeds are the same
+(entries added to the experiment are trained; other settings are refused; ``--force`` starts the
+experiment over). ``--seeds``, ``--iterations`` and
 ``--pitfalls`` change the settings, so use them with ``--out`` for a trial run.
 """
 
@@ -34,17 +35,18 @@ COLUMNS = ("pitfall", "seed", "iteration", "error", "error_at_half", "error_rand
            "capped", "weight_sum", "grad_data", "grad_ponder")
 
 EXPERIMENTS = {
-    # 6-bit parity, the live run of notebook 05 with a cap M = 10 that some inputs reach
+    # 6-bit parity: the live run of notebook 05 (1000 iterations), with a cap M = 10 that some inputs reach
     "gallery": {
         "pitfalls": [name for name in pf.PITFALLS if name != "ponder counts padding"],
         "seeds": 3,
         "settings": dict(task="parity", task_options={"bits": 6}, cell="rnn", hidden=32, batch_size=128, lr=1e-2,
-                         tau=1e-3, max_ponder=10, iterations=600, eval_every=100, eval_size=1000),
+                         tau=1e-3, max_ponder=10, iterations=1000, eval_every=100, eval_size=1000),
     },
-    # logic (a sequence of up to 4 vectors, padded to 4): the flag and the padding matter here
+    # logic (a sequence of up to 4 vectors, padded to 4): the flag and the padding matter here, and
+    # the cap M = 6 stops most steps, so the bugs of the remainder at the cap have work to do
     "sequence": {
         "pitfalls": ["correct", "flag inverted", "flag missing", "flag added", "ponder counts padding",
-                     "halting from entering state"],
+                     "halting from entering state", "overshoot remainder", "cap drops R", "cap zero R"],
         "seeds": 3,
         "settings": dict(task="logic", task_options={"max_vectors": 4, "max_gates": 2}, cell="lstm", hidden=32,
                          batch_size=32, lr=1e-2, tau=1e-2, max_ponder=6, iterations=600, eval_every=100,
@@ -74,7 +76,8 @@ def run(name, seeds=None, iterations=None, pitfalls=None, out=OUT, force=False, 
     done = set()
     if json_path.exists() and csv_path.exists() and not force:
         old = json.loads(json_path.read_text())
-        if {k: old.get(k) for k in meta} != meta:
+        # the same settings and seeds: continue, and train the entries not yet there (new ones too)
+        if old.get("settings") != settings or old.get("seeds") != meta["seeds"]:
             raise ValueError(f"{json_path} holds other settings; use --force to start {name} over")
         done = {(r["pitfall"], r["seed"]) for r in read_rows(csv_path)}
     elif force or not csv_path.exists():
@@ -138,7 +141,7 @@ def draw_effects(rows, title):
     ax.set_xscale("log")
     ax.set_xlim(1e-9, None)
     ax.set_xlabel(r"mean $|\partial / \partial b_h|$ during training")
-    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    ax.legend(frameon=False, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
     axes[0].set_yticks(list(y))
     axes[0].set_yticklabels(names)
     axes[0].invert_yaxis()
