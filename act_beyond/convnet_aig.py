@@ -328,7 +328,8 @@ def target_rate_loss(z, target, reduction="sum"):
 
 def train(model, data, *, target_rate=0.6, rate_weight=2.0, iterations=400, batch_size=128, lr=3e-3, seed=0,
           log_every=0):
-    """Train ``model`` on data["x_train"], data["y_train"] with Adam:
+    """Train ``model`` on data["x_train"], data["y_train"] with Adam, its learning rate falling from
+    ``lr`` to 0 along a half cosine (torch's CosineAnnealingLR):
 
         loss = cross-entropy + rate_weight * target_rate_loss(z, target_rate)
 
@@ -347,6 +348,9 @@ def train(model, data, *, target_rate=0.6, rate_weight=2.0, iterations=400, batc
     batches = torch.Generator().manual_seed(seed)
     noise = torch.Generator().manual_seed(seed + 7919)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
+    # the learning rate falls along a half cosine to 0 at the last iteration: a short run then ends
+    # at a settled point instead of wherever the last large step left it
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=iterations)
     model.train()
     order, at = torch.randperm(len(y), generator=batches), 0
     history = []
@@ -362,6 +366,7 @@ def train(model, data, *, target_rate=0.6, rate_weight=2.0, iterations=400, batc
         opt.zero_grad()
         loss.backward()
         opt.step()
+        schedule.step()
         if (log_every and it % log_every == 0) or it == iterations:
             history.append({"iteration": it, "loss": loss.item(), "ce": ce.item(), "rate_loss": rate.item(),
                             "executed": z.mean().item() if z.shape[1] else 0.0})
@@ -406,7 +411,7 @@ def class_block_usage(z, labels, classes=DIGIT_CLASSES):
 # ---------------------------------------------------------------------------------------------
 
 # the settings of the notebook's live runs and of the committed sweep (scripts/convnet_aig.py)
-SETTINGS = dict(blocks=6, channels=8, convs=1, batch_size=64, lr=1e-2, iterations=500, rate_weight=2.0)
+SETTINGS = dict(blocks=6, channels=8, convs=1, batch_size=64, lr=1e-2, iterations=400, rate_weight=2.0)
 
 
 def run_one(kind, seed, data, target_rate=None, blocks=None, settings=None):

@@ -261,9 +261,10 @@ def test_the_digits_split(digits):
 def test_training_learns_and_pulls_the_rate_towards_the_target(digits):
     small = {"x_train": digits["x_train"][:256], "y_train": digits["y_train"][:256]}
     plain = aig.build("none", blocks=2, channels=4, seed=0, convs=1)
-    history = aig.train(plain, small, iterations=60, batch_size=64, lr=1e-2, seed=0, log_every=20)
+    history = aig.train(plain, small, iterations=60, batch_size=64, lr=3e-2, seed=0, log_every=20)
     assert [h["iteration"] for h in history] == [20, 40, 60]
-    assert history[-1]["ce"] < 0.8 * math.log(10), "the cross-entropy should fall well below chance's log 10"
+    # seeds 0-2 end at 1.0-1.3
+    assert history[-1]["ce"] < 0.75 * math.log(10), "the cross-entropy should fall well below chance's log 10"
     assert all(h["rate_loss"] == 0.0 and h["executed"] == 1.0 for h in history)
     assert not plain.training
     # about 85% of the gates start open; a target of 0.1 closes most of them
