@@ -186,7 +186,7 @@ class Visit:
         # MathJax is loaded with `defer`, so by the load event it has started if it ever will.
         self.page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise "
                            "? MathJax.startup.promise.then(() => true) : false")
-        self.page.wait_for_load_state("networkidle")  # the fonts MathJax asked for, too
+        self.page.evaluate("() => document.fonts.ready.then(() => true)")  # MathJax's fonts too
 
     def close(self):
         self.context.close()
