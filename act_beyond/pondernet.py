@@ -430,8 +430,16 @@ class Population:
         x, y = self.batch()
         for p in self.params.values():
             p.grad = None
-        out = ponder_forward(torch.as_tensor(x, dtype=self.dtype), self.params, max_steps=self.max_steps,
-                             cell=self.cell)
+        x = torch.as_tensor(x, dtype=self.dtype)
+        if self.K == 1:
+            # one network takes the 2-D products of a single run (a batched product over one
+            # member gains nothing, and with several threads on a busy machine it can cost a lot);
+            # the member axis is put back for the loss
+            alone = {k: p[0] for k, p in self.params.items()}
+            out = PonderOutput(*(v[None] for v in ponder_forward(x[0], alone, max_steps=self.max_steps,
+                                                                  cell=self.cell)))
+        else:
+            out = ponder_forward(x, self.params, max_steps=self.max_steps, cell=self.cell)
         loss, parts = pondernet_loss(out, torch.as_tensor(y, dtype=self.dtype), beta=self.beta,
                                      lambda_p=self.lambda_p)
         loss.sum().backward()                 # members share no parameter: each its own gradient
@@ -781,7 +789,7 @@ def figure_counts(tables, act_knob, pn_knob):
     ax_e.set_ylim(-0.02, 1.02)
     ax_e.set_ylabel("error")
     ax_s.set_ylabel("updates used (ACT: N; PonderNet: sampled n)")
-    ax_e.legend(frameon=False, fontsize=8)
+    ax_e.legend(frameon=False, fontsize=8, loc="upper left")
     fig.tight_layout()
     return fig
 
@@ -791,37 +799,52 @@ def figure_attention(tables, picks):
     picks, a list of (model, knob, seed)."""
     import matplotlib.pyplot as plt
     meta = tables["meta"]["settings"]
-    fig, axes = plt.subplots(1, len(picks), figsize=(4.6 * len(picks), 3.4), squeeze=False)
-    for ax, (model, knob, seed) in zip(axes[0], picks):
-        rows = [r for r in tables["attention"] if (r["model"], r["knob"], r["seed"]) == (model, knob, seed)]
+    matrices = []
+    for model, knob, seed in picks:
         matrix = np.full((meta["bits"], meta["max_steps"]), np.nan)
-        for r in rows:
-            matrix[r["count"] - 1, r["step"] - 1] = r["p"]
-        image = draw_attention(ax, matrix, f"{MODEL_NAMES[model]}, {_knob_label(model, knob)}, seed {seed}",
+        for r in tables["attention"]:
+            if (r["model"], r["knob"], r["seed"]) == (model, knob, seed):
+                matrix[r["count"] - 1, r["step"] - 1] = r["p"]
+        matrices.append(matrix)
+    # show the steps that get attention (mean p above 0.005 somewhere), and at least five
+    used = max(int(np.flatnonzero(np.nanmax(m, axis=0) > 0.005).max(initial=0)) + 2 for m in matrices)
+    steps = min(meta["max_steps"], max(5, used))
+    fig, axes = plt.subplots(1, len(picks), figsize=(4.6 * len(picks), 3.4), squeeze=False)
+    for ax, (model, knob, seed), matrix in zip(axes[0], picks, matrices):
+        image = draw_attention(ax, matrix[:, :steps], f"{MODEL_NAMES[model]}, {_knob_label(model, knob)}, seed {seed}",
                                train_max=meta["train_max"])
+    if steps < meta["max_steps"]:
+        fig.text(0.01, 0.0, f"steps {steps + 1}..{meta['max_steps']} get less than 0.005 of the attention and are "
+                 "not drawn", fontsize=8)
     fig.colorbar(image, ax=axes[0].tolist(), label="mean p (attention on step n)", shrink=0.9)
     return fig
 
 
-def figure_curves(tables, act_knob, pn_knob):
-    """Held-out error against iterations, in range (solid) and beyond it (dashed), one line per seed."""
+def figure_curves(tables):
+    """Held-out error against iterations, one panel per penalty: the i-th tau of ACT beside the
+    i-th beta of PonderNet, one line per seed, in range (solid) and beyond it (dashed)."""
     import matplotlib.pyplot as plt
     meta = tables["meta"]["settings"]
-    fig, ax = plt.subplots(figsize=(6.5, 3.6))
-    for model, knob in (("act", act_knob), ("pondernet", pn_knob)):
-        rows = [r for r in tables["curves"] if r["model"] == model and r["knob"] == knob]
-        for i, seed in enumerate(sorted({r["seed"] for r in rows})):
-            mine = sorted((r for r in rows if r["seed"] == seed), key=lambda r: r["iteration"])
-            its = [r["iteration"] for r in mine]
-            label = f"{MODEL_NAMES[model]}, {_knob_label(model, knob)}" if i == 0 else None
-            ax.plot(its, [r["error_in"] for r in mine], color=MODEL_COLOURS[model], lw=1.3, label=label)
-            if meta["train_max"] < meta["bits"]:
-                ax.plot(its, [r["error_out"] for r in mine], color=MODEL_COLOURS[model], lw=1.3, ls="--")
-    ax.axhline(0.5, color="crimson", ls=":", lw=1)
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("error (solid: in range; dashed: beyond)")
-    ax.set_ylim(-0.02, 0.8)
-    ax.grid(alpha=0.3)
-    ax.legend(frameon=False, fontsize=8)
+    beyond = meta["train_max"] < meta["bits"]
+    pairs = list(zip(sorted(set(meta["taus"])), sorted(set(meta["betas"]))))
+    fig, axes = plt.subplots(1, len(pairs), figsize=(3.6 * len(pairs), 3.3), sharey=True, squeeze=False)
+    for ax, knobs in zip(axes[0], pairs):
+        for model, knob in zip(("act", "pondernet"), knobs):
+            rows = [r for r in tables["curves"] if r["model"] == model and r["knob"] == knob]
+            for i, seed in enumerate(sorted({r["seed"] for r in rows})):
+                mine = sorted((r for r in rows if r["seed"] == seed), key=lambda r: r["iteration"])
+                its = [r["iteration"] for r in mine]
+                label = f"{MODEL_NAMES[model]}, {_knob_label(model, knob)}" if i == 0 else None
+                ax.plot(its, [r["error_in"] for r in mine], color=MODEL_COLOURS[model], lw=1.2, label=label)
+                if beyond:
+                    ax.plot(its, [r["error_out"] for r in mine], color=MODEL_COLOURS[model], lw=1.2, ls="--")
+        ax.axhline(0.5, color="crimson", ls=":", lw=1)
+        ax.set_xlabel("iteration")
+        ax.set_ylim(-0.02, 0.8)
+        ax.grid(alpha=0.3)
+        ax.legend(frameon=False, fontsize=8, loc="upper right")
+    axes[0][0].set_ylabel("error (solid: in range, dashed: beyond)" if beyond else "held-out error")
+    fig.suptitle(f"{meta['bits']}-bit parity, trained on 1..{meta['train_max']} non-zero bits: one line per seed",
+                 fontsize=10)
     fig.tight_layout()
     return fig

@@ -67,7 +67,7 @@ def draw(name):
         "errors": pn.figure_errors,
         "counts": lambda t: pn.figure_counts(t, act_knob, pn_knob),
         "attention": lambda t: pn.figure_attention(t, pn.attention_picks(t, act_knob, pn_knob)),
-        "curves": lambda t: pn.figure_curves(t, act_knob, pn_knob),
+        "curves": pn.figure_curves,
     }
     if s["train_max"] == s["bits"]:
         figures.pop("counts")        # no extrapolation: the error per count says little more

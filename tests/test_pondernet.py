@@ -359,7 +359,7 @@ def test_comparison_tables_round_trip(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     for fig in (pn.figure_errors(back), pn.figure_counts(back, act_knob, pn_knob),
-                pn.figure_attention(back, picks), pn.figure_curves(back, act_knob, pn_knob)):
+                pn.figure_attention(back, picks), pn.figure_curves(back)):
         plt.close(fig)
 
 
