@@ -304,3 +304,41 @@ def test_class_block_usage():
     assert np.isnan(usage[1]).all()
     with pytest.raises(ValueError, match="labels"):
         aig.class_block_usage(z, labels[:3])
+
+
+# ---------------------------------------------------------------------------------------------
+# the sweep's command line
+# ---------------------------------------------------------------------------------------------
+
+def load_script():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "scripts" / "convnet_aig.py"
+    spec = importlib.util.spec_from_file_location("convnet_aig_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seeds", "a,b"], "--seeds must be a comma-separated list"),
+    (["--rates", "0.5,1.5"], "--rates values must lie in"),
+    (["--depths", "9"], "--depths values must lie in"),
+    (["--iterations", "0"], "--iterations must be >= 1"),
+])
+def test_the_sweep_refuses_bad_options_in_one_line(argv, message, tmp_path):
+    script = load_script()
+    with pytest.raises(SystemExit) as stop:
+        script.main(argv + ["--out", str(tmp_path / "sweep")])
+    assert stop.value.code != 0 and message in str(stop.value.code) and "\n" not in str(stop.value.code)
+    assert not (tmp_path / "sweep").exists()
+
+
+def test_the_sweep_redraws_its_figures_from_the_committed_csvs(tmp_path, capsys):
+    script = load_script()
+    with pytest.raises(SystemExit):
+        script.main(["--plot-only", "--out", str(tmp_path / "none")])
+    script.main(["--plot-only", "--figures", str(tmp_path)])
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["convnet_aig_tradeoff.png", "convnet_aig_usage.png"]
+    out = capsys.readouterr().out
+    assert "hard" in out and "static" in out and "soft" in out
