@@ -1,0 +1,122 @@
+"""A notebook opened on its own (Colab, a hosted Jupyter, a JupyterHub) installs the course and
+finds the committed sweeps inside the installed package."""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from act_experiments import course, results
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
+
+
+def load_script(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+notebook_setup = load_script("notebook_setup")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_every_setup_cell_starts_with_the_opened_alone_lines(path):
+    source = "".join(notebook_setup.setup_cell(json.loads(path.read_text()))["source"])
+    assert source.startswith(course.OPENED_ALONE), \
+        f"{path.name}: run `python scripts/notebook_setup.py` to write the opened-alone lines"
+
+
+def test_writing_the_lines_twice_changes_nothing():
+    once = notebook_setup.with_opened_alone("import numpy as np\n")
+    assert once == course.OPENED_ALONE + "\nimport numpy as np\n"
+    assert notebook_setup.with_opened_alone(once) == once
+    older = once.replace("Install the course first", "An older wording")
+    assert notebook_setup.with_opened_alone(older).count("import numpy") == 1
+
+
+class Pip:
+    """Stands in for subprocess.run: records each pip command and answers with `returncode`."""
+
+    def __init__(self, returncode=0):
+        self.returncode, self.commands = returncode, []
+
+    def __call__(self, command, **kwargs):
+        self.commands.append(command)
+        return subprocess.CompletedProcess(command, self.returncode)
+
+
+def run_opened_alone(monkeypatch, tmp_path, pip, installed=False, source=None):
+    """Run the opened-alone lines in `tmp_path` as a kernel without (or with) the course would."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(subprocess, "run", pip)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: (real(name, *a) if installed else None) if name == "act_experiments"
+                        else real(name, *a))
+    if source is None:
+        monkeypatch.delenv("ACT_COURSE", raising=False)
+    else:
+        monkeypatch.setenv("ACT_COURSE", source)
+    exec(course.OPENED_ALONE, {})
+
+
+def test_an_installed_course_is_left_alone(monkeypatch, tmp_path):
+    pip = Pip()
+    run_opened_alone(monkeypatch, tmp_path, pip, installed=True)
+    assert pip.commands == []
+
+
+def test_a_wheel_beside_the_notebook_is_installed_first(monkeypatch, tmp_path):
+    (tmp_path / "act_course-0.1.0-py3-none-any.whl").write_bytes(b"")
+    pip = Pip()
+    run_opened_alone(monkeypatch, tmp_path, pip, source="act-course @ git+https://example.org/act")
+    assert pip.commands == [[sys.executable, "-m", "pip", "install", "--quiet", "act_course-0.1.0-py3-none-any.whl"]]
+
+
+def test_without_a_wheel_the_act_course_source_is_installed(monkeypatch, tmp_path):
+    pip = Pip()
+    run_opened_alone(monkeypatch, tmp_path, pip, source="act-course @ git+https://example.org/act")
+    assert pip.commands[0][-1] == "act-course @ git+https://example.org/act"
+
+
+@pytest.mark.parametrize("source, returncode", [(None, 0), ("act-course @ git+https://example.org/act", 1)])
+def test_with_nothing_to_install_or_no_network_it_says_what_to_do(monkeypatch, tmp_path, source, returncode):
+    with pytest.raises(SystemExit, match=r"The course is not installed here\. Put act_course-\*\.whl"):
+        run_opened_alone(monkeypatch, tmp_path, Pip(returncode), source=source)
+
+
+def test_committed_results_are_results_in_a_clone_and_the_packaged_copy_elsewhere(tmp_path):
+    assert results.RESULTS == ROOT / "results"
+    package = tmp_path / "site-packages" / "act_experiments"
+    package.mkdir(parents=True)
+    assert results.committed_results(package) == package / "committed"
+
+
+def test_the_wheel_carries_the_committed_sweeps_and_every_subpackage(tmp_path):
+    """Built from this checkout and installed into a folder of its own, the course reads the
+    committed sweeps from inside itself, as in a hosted Jupyter."""
+    wheels, site = tmp_path / "wheels", tmp_path / "site"
+    build = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", str(ROOT),
+             "--wheel-dir", str(wheels)]
+    subprocess.run(build, check=True, capture_output=True, cwd=tmp_path)
+    [wheel] = wheels.glob("act_course-*.whl")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True)
+    probe = ("import act_experiments.results as r, act_experiments.plots.parity as p\n"
+             "print(r.RESULTS)\n"
+             "print(len(r.find_sweeps(verbose=False)), p.largest_sweep())\n")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    where, counts = done.stdout.splitlines()
+    assert Path(where) == site / "act_experiments" / "committed"
+    found, largest = counts.split()
+    assert int(found) == len(results.find_sweeps(verbose=False))
+    assert largest == __import__("act_experiments.plots.parity", fromlist=["x"]).largest_sweep()
