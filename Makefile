@@ -61,6 +61,8 @@ figures: $(STAMP)
 	$(PY) scripts/plot_sort.py
 	$(PY) scripts/plot_time_penalty.py
 	$(PY) scripts/plot_characters.py
+	$(PY) scripts/pondernet.py --plot pondernet8
+	$(PY) scripts/pondernet.py --plot pondernet8_extrapolation
 	ACT_SAVE_FIGURES=1 $(PY) -m pytest -q $(NBVAL) notebooks
 
 # The rendered edition: a static site in build/book/_build/html/ (open index.html), made by Jupyter
