@@ -21,6 +21,7 @@ says what is missing, not with an error from the lesson's own code.
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -64,7 +65,11 @@ def generate(notebooks, out):
     command = [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force",
                f"--CourseDirectory.root={course}",
                f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}"]
-    done = subprocess.run(command, capture_output=True, text=True)
+    # nbgrader runs its database migrations through the `alembic` command, which lives beside
+    # this interpreter; put that folder first on PATH so an unactivated venv works too
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
     release = course / "release" / ASSIGNMENT
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
