@@ -26,11 +26,11 @@ batch ran (the loop stops when every position of every row has halted, or at M).
 The pieces:
 
 - ``ponder_positions(z0, step, w_h, b_h, ...)``: the halting loop for any step function
-  ``step(z, n) -> c`` (B, L, d). With one position and a tanh-RNN step it is ACT's input step
-  (tests/test_universal_transformer.py compares it with ``act_torch.act.act_forward``). Its
-  halting distribution is ``act_torch.act.halting_distribution``, unless ``weights`` swaps in a
-  piece with the signature of ``act_beyond.pitfalls``' (h, N, capped) -> (p, R), such as a cap
-  that drops R.
+  ``step(z, n) -> c`` (B, L, d). With one position and a tanh-RNN step (``rnn_step``) it is ACT's
+  input step (tests/test_universal_transformer.py compares it with ``act_torch.act.act_forward``).
+  Its halting distribution is ``act_torch.act.halting_distribution``, unless ``weights`` swaps in
+  a piece with the signature of ``act_beyond.pitfalls``' (h, N, capped) -> (p, R), such as a cap
+  that drops R. ``scripted_halting`` gives it halting values chosen in advance.
 - ``init_params`` / ``layer_step``: the small encoder (embeddings, one pre-norm layer of
   multi-head self-attention and a feed-forward block, a halting unit, a linear read-out).
 - ``ut_forward``: logits (B, L, O) with ACT, or with a fixed depth D (the layer applied D times to
@@ -43,6 +43,7 @@ The pieces:
 import csv
 import json
 import math
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -494,8 +495,6 @@ def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, ep
     evals is a list of ``evaluate`` records with "iteration", at 0, every eval_every and at the
     end; params the trained tensors (detached).
     """
-    import time
-
     task = {**TASK_DEFAULTS, **(task or {})}
     model = {**MODEL_DEFAULTS, **(model or {})}
     if set(task) != set(TASK_DEFAULTS):

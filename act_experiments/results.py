@@ -124,7 +124,9 @@ def find_sweeps(results=RESULTS, verbose=True):
 
     A folder counts when it holds runs.csv with a sequence error (the characters sweep measures
     bits per character instead), difficulty.csv and curves.csv, and at least one ACT run. The
-    others are skipped, each with a line saying why when `verbose`.
+    other τ sweeps are skipped, each with a line saying why when `verbose`; folders of other
+    experiments (no sweep.json, or a runs.csv without a tau column: the pitfalls, PonderNet,
+    ConvNet-AIG) are passed over in silence.
     """
     def skip(folder, why):
         if verbose:
@@ -133,10 +135,13 @@ def find_sweeps(results=RESULTS, verbose=True):
     sweeps = []
     for folder in sorted(Path(results).glob("*/")) if Path(results).is_dir() else []:
         if not (folder / "runs.csv").exists():
-            skip(folder, "no runs.csv (missing, or a sweep still running)")
+            if (folder / "sweep.json").exists():
+                skip(folder, "no runs.csv (missing, or a sweep still running)")
             continue
         with open(folder / "runs.csv") as f:
-            header = f.readline()
+            header = f.readline().strip().split(",")
+        if "tau" not in header:
+            continue
         if "sequence_error" not in header:
             skip(folder, "not a sequence-error sweep")
             continue

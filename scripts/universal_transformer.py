@@ -15,6 +15,7 @@ as the settings are the same (other settings are refused; ``--force`` starts ove
 
 import csv
 import json
+import math
 import platform
 import shlex
 import sys
@@ -165,8 +166,9 @@ def draw_compute(rows, meta):
 
 
 def draw_depth(rows, meta):
-    """Left: ACT's mean N per chain depth, per tau (mean over seeds, seed range shaded); right: error per
-    chain depth of every entry (mean over seeds)."""
+    """Left: ACT's mean N per chain depth, per tau (mean over seeds, seed range shaded), beside the fewest
+    applications that resolve each depth by pointer doubling; right: error per chain depth of every
+    entry (mean over seeds)."""
     import matplotlib.pyplot as plt
     s = ut.summarise(rows)
     depths = list(ut.DEPTHS)
@@ -177,6 +179,8 @@ def draw_depth(rows, meta):
         m = [s[e][f"ponder_d{k}"] for k in depths]
         ax_n.plot(depths, [v[0] for v in m], "-o", color=colour, label=e)
         ax_n.fill_between(depths, [v[1] for v in m], [v[2] for v in m], color=colour, alpha=0.2)
+    ax_n.step(depths, [max(1, math.ceil(math.log2(k + 1))) for k in depths], where="mid", color="black", ls="--",
+              lw=1, label="pointer doubling: fewest applications")
     ax_n.set_xlabel("chain depth of the position (references to follow)")
     ax_n.set_ylabel("mean N (layer applications)")
     ax_n.legend(frameon=False, fontsize=8)

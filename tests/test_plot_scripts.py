@@ -28,6 +28,23 @@ def test_every_row_carries_its_runs_key_tau_and_seed():
     assert all((r["tau"] is None) == (r["key"] == results.NO_ACT) == (not r["act"]) for r in sweep["runs"])
 
 
+def test_find_sweeps_names_the_tau_sweeps_it_skips_and_passes_over_other_experiments(tmp_path, capsys):
+    import shutil
+    shutil.copytree(ROOT / "results" / "parity8", tmp_path / "parity8")
+    shutil.copytree(ROOT / "results" / "characters_small", tmp_path / "characters_small")
+    (tmp_path / "running").mkdir()                              # a τ sweep not yet written out
+    (tmp_path / "running" / "sweep.json").write_text("{}")
+    (tmp_path / "pitfalls").mkdir()                             # another experiment's results
+    (tmp_path / "pitfalls" / "gallery.csv").write_text("pitfall,seed\n")
+    (tmp_path / "gates").mkdir()
+    (tmp_path / "gates" / "runs.csv").write_text("kind,target_rate,seed,accuracy\n")
+    found = results.find_sweeps(tmp_path)
+    assert [s["name"] for s in found] == ["parity8"]
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == ["skipped results/characters_small: not a sequence-error sweep",
+                       "skipped results/running: no runs.csv (missing, or a sweep still running)"]
+
+
 def test_numbers_keep_their_kind():
     assert [results.number(t) for t in ("", "300", "0.25", "1e-3")] == [None, 300, 0.25, 0.001]
     assert isinstance(results.number("300"), int)
