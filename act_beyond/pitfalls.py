@@ -38,17 +38,14 @@ computes) and the cost of a batched ponder loop (``batch_loop_steps``).
 one of them on a small task and records error, ponder and the gradient reaching the halting bias.
 """
 
-import csv
-import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from act_experiments import tasks
+from act_experiments import entry_runs, tasks
 from act_experiments.results import RESULTS
 from act_numpy.model import sequence_steps
 from act_numpy.params import init_params
@@ -648,37 +645,15 @@ def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="
 COMMITTED = RESULTS / "pitfalls"
 
 
-def _number(v):
-    if v is None or v == "":
-        return None
-    number = float(v)
-    return int(number) if number.is_integer() and all(c not in v for c in ".eE") else number
-
-
-def read_rows(path):
-    """The rows of an experiment's CSV as dicts: "pitfall" a string, the rest numbers (None if empty)."""
-    with open(path, newline="") as f:
-        return [{k: (v if k == "pitfall" else _number(v)) for k, v in row.items()} for row in csv.DictReader(f)]
-
-
 def read_results(name, folder=None):
     """(rows, meta) of the committed experiment ``name`` ("gallery", "sequence", "prefix"): one row per
     evaluation (see train_variant) with "pitfall" and "seed", and the settings it ran with."""
-    folder = Path(folder) if folder is not None else COMMITTED
-    csv_path, json_path = folder / f"{name}.csv", folder / f"{name}.json"
-    if not csv_path.exists() or not json_path.exists():
-        raise ValueError(f"no results for {name!r} in {folder}: run python scripts/pitfalls.py run {name}")
-    return read_rows(csv_path), json.loads(json_path.read_text())
+    return entry_runs.read(name, COMMITTED if folder is None else folder, ("pitfall",), "scripts/pitfalls.py")
 
 
 def final_evals(rows):
     """The last evaluation of every (pitfall, seed), in the order of the rows."""
-    last = {}
-    for r in rows:
-        key = (r["pitfall"], r["seed"])
-        if key not in last or r["iteration"] > last[key]["iteration"]:
-            last[key] = r
-    return list(last.values())
+    return entry_runs.final_rows(rows, key="pitfall")
 
 
 def summarise(rows):

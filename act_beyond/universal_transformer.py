@@ -40,17 +40,15 @@ The pieces:
 - ``read_results``, ``summarise``: the committed comparison (scripts/universal_transformer.py).
 """
 
-import csv
-import json
 import math
 import time
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from act_experiments import entry_runs
 from act_experiments.results import RESULTS
 from act_torch.act import halting_distribution
 from act_torch.losses import act_loss
@@ -560,30 +558,12 @@ def read_results(name, folder=None):
     """(rows, meta) of the committed experiment ``name`` ("compute" or "cap"): one row per evaluation
     of every run (entry, kind, tau, depth, max_steps, weights, seed, iteration, the FIELDS, error_d<k>,
     ponder_d<k>), numbers as floats or ints (None where empty), and the settings it ran with."""
-    folder = Path(folder) if folder is not None else COMMITTED
-    csv_path, json_path = folder / f"{name}.csv", folder / f"{name}.json"
-    if not csv_path.exists() or not json_path.exists():
-        raise ValueError(f"no results for {name!r} in {folder}: run python scripts/universal_transformer.py run {name}")
-
-    def number(v):
-        if v == "":
-            return None
-        x = float(v)
-        return int(x) if x.is_integer() and all(c not in v for c in ".eE") else x
-
-    with open(csv_path, newline="") as f:
-        rows = [{k: (v if k in TEXT else number(v)) for k, v in r.items()} for r in csv.DictReader(f)]
-    return rows, json.loads(json_path.read_text())
+    return entry_runs.read(name, COMMITTED if folder is None else folder, TEXT, "scripts/universal_transformer.py")
 
 
 def final_rows(rows):
     """The last evaluation of every (entry, seed), in the order the entries first appear."""
-    last = {}
-    for r in rows:
-        key = (r["entry"], r["seed"])
-        if key not in last or r["iteration"] > last[key]["iteration"]:
-            last[key] = r
-    return list(last.values())
+    return entry_runs.final_rows(rows, key="entry")
 
 
 def summarise(rows, columns=None):

@@ -10,25 +10,21 @@ and appends its evaluations to ``results/pitfalls/<experiment>.csv`` (one row pe
 ``<experiment>.json`` keeps the settings and the command. A run that stopped continues where it
 left off: entries already in the CSV are skipped, as long as the settings and seeds are the same
 (entries added to the experiment are trained; other settings are refused; ``--force`` starts the
-experiment over). ``--seeds``, ``--iterations`` and
-``--pitfalls`` change the settings, so use them with ``--out`` for a trial run.
+experiment over). ``--seeds`` and ``--iterations`` change the settings, so use them with ``--out``
+for a trial run; ``--pitfalls`` trains only the entries named. Each (entry, seed) reaches the CSV in
+one atomic step when it finishes (act_experiments.entry_runs).
 """
 
-import csv
-import json
-import platform
-import shlex
 import sys
 import time
-from pathlib import Path
 
 import matplotlib
 
 from act_beyond import pitfalls as pf
-from act_beyond.pitfalls import final_evals, read_rows, summarise
-from act_experiments.figures import print_written, save_figure
+from act_beyond.pitfalls import final_evals, summarise
+from act_experiments import entry_runs
+from act_experiments.figures import save_figure
 from act_experiments.results import RESULTS
-from act_experiments.training import OneLineParser
 
 OUT = RESULTS / "pitfalls"
 COLUMNS = ("pitfall", "seed", "iteration", "error", "error_at_half", "error_random", "ponder", "rho", "max_N",
@@ -63,47 +59,27 @@ EXPERIMENTS = {
 
 
 def run(name, seeds=None, iterations=None, pitfalls=None, out=OUT, force=False, log=print):
-    """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path."""
+    """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path.
+
+    Resumes a run that stopped and refuses one with other settings (act_experiments.entry_runs).
+    """
     spec = EXPERIMENTS[name]
     settings = dict(spec["settings"])
     if iterations is not None:
         settings["iterations"] = iterations
-    chosen = pitfalls or spec["pitfalls"]
-    meta = {"experiment": name, "pitfalls": chosen, "seeds": seeds or spec["seeds"], "settings": settings}
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    csv_path, json_path = out / f"{name}.csv", out / f"{name}.json"
-    done = set()
-    if json_path.exists() and csv_path.exists() and not force:
-        old = json.loads(json_path.read_text())
-        # the same settings and seeds: continue, and train the entries not yet there (new ones too)
-        if old.get("settings") != settings or old.get("seeds") != meta["seeds"]:
-            raise ValueError(f"{json_path} holds other settings; use --force to start {name} over")
-        done = {(r["pitfall"], r["seed"]) for r in read_rows(csv_path)}
-    elif force or not csv_path.exists():
-        with open(csv_path, "w", newline="") as f:
-            csv.writer(f).writerow(COLUMNS)
-    start = time.time()
-    for seed in range(meta["seeds"]):
-        for pitfall in chosen:
-            if (pitfall, seed) in done:
-                continue
-            t0 = time.time()
-            result = pf.train_variant(pitfall, seed=seed, **settings)
-            with open(csv_path, "a", newline="") as f:
-                writer = csv.writer(f)
-                for e in result["evals"]:
-                    writer.writerow([pitfall, seed] + [("" if e.get(c) is None else e[c]) for c in COLUMNS[2:]])
-            last = result["evals"][-1]
-            log(f"{name}: {pitfall:28s} seed {seed}: error {last['error']:.3f}, ponder {last['ponder']:.2f} "
+    meta = {"experiment": name, "pitfalls": pitfalls or spec["pitfalls"], "seeds": seeds or spec["seeds"],
+            "settings": settings}
+
+    def train(pitfall, seed):
+        t0 = time.time()
+        evals = pf.train_variant(pitfall, seed=seed, **settings)["evals"]
+        last = evals[-1]
+        return ([{"pitfall": pitfall, "seed": seed, **e} for e in evals],
+                f"{pitfall:28s} seed {seed}: error {last['error']:.3f}, ponder {last['ponder']:.2f} "
                 f"({time.time() - t0:.0f} s)")
-    meta.update(command="python scripts/pitfalls.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-                if sys.argv[0].endswith("pitfalls.py") else None,
-                machine=f"{platform.machine()}, CPython {platform.python_version()}",
-                wall_time_s=round(time.time() - start, 1) + (json.loads(json_path.read_text()).get("wall_time_s", 0)
-                                                             if done else 0))
-    json_path.write_text(json.dumps(meta, indent=2) + "\n")
-    return csv_path
+
+    return entry_runs.run_entries(name, meta, train, COLUMNS, out, entries_key="pitfalls",
+                                  script="scripts/pitfalls.py", force=force, log=log)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -187,11 +163,11 @@ def plot(results=OUT, figures=None):
     import matplotlib.pyplot as plt
     paths = []
     for name in EXPERIMENTS:
-        csv_path, json_path = Path(results) / f"{name}.csv", Path(results) / f"{name}.json"
-        if not csv_path.exists() or not json_path.exists():
+        try:
+            rows, meta = pf.read_results(name, results)
+        except ValueError:
             print(f"{name}: no results in {results}, skipped")
             continue
-        rows, meta = read_rows(csv_path), json.loads(json_path.read_text())
         draw = draw_prefix if name == "prefix" else draw_effects
         fig = draw(rows, _describe(meta))
         paths.append(save_figure(fig, f"pitfalls_{name}", directory=figures))
@@ -201,36 +177,10 @@ def plot(results=OUT, figures=None):
 
 def main(argv=None):
     matplotlib.use("Agg")
-    ap = OneLineParser(prog="scripts/pitfalls.py", description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
-    r = sub.add_parser("run", help="train an experiment's entries")
-    r.add_argument("experiment", choices=sorted(EXPERIMENTS))
-    r.add_argument("--seeds", type=int, help="seeds 0..n-1 (default: the experiment's)")
-    r.add_argument("--iterations", type=int, help="training iterations (default: the experiment's)")
-    r.add_argument("--pitfalls", help="comma-separated entries of act_beyond.pitfalls.PITFALLS (default: all of it)")
-    r.add_argument("--out", default=str(OUT), help="results folder (default results/pitfalls)")
-    r.add_argument("--force", action="store_true", help="start the experiment over")
-    p = sub.add_parser("plot", help="draw figures/pitfalls_*.png")
-    p.add_argument("--results", default=str(OUT), help="results folder (default results/pitfalls)")
-    p.add_argument("--figures", help="output folder (default figures/)")
-    args = ap.parse_args(argv)
-    if args.command == "run":
-        chosen = args.pitfalls.split(",") if args.pitfalls else None
-        unknown = [c for c in chosen or [] if c not in pf.PITFALLS]
-        if unknown:
-            ap.exit(2, f"scripts/pitfalls.py: error: unknown pitfall(s) {unknown}; one of {sorted(pf.PITFALLS)}\n")
-        for name, value in (("--seeds", args.seeds), ("--iterations", args.iterations)):
-            if value is not None and value < 1:
-                ap.exit(2, f"scripts/pitfalls.py: error: {name} must be >= 1, got {value}\n")
-        try:
-            run(args.experiment, args.seeds, args.iterations, chosen, args.out, args.force)
-        except ValueError as err:
-            ap.exit(1, f"scripts/pitfalls.py: error: {err}\n")
-    else:
-        if not Path(args.results).is_dir():
-            ap.exit(1, f"scripts/pitfalls.py: error: --results {args.results} is not a folder\n")
-        print_written(plot(args.results, args.figures))
-    return 0
+    return entry_runs.main(argv, script="scripts/pitfalls.py", description=__doc__.splitlines()[0],
+                           experiments=EXPERIMENTS, entries_of=lambda experiment: pf.PITFALLS,
+                           entry_option="--pitfalls", run=run, plot=plot, out=OUT,
+                           figures_help="draw figures/pitfalls_*.png")
 
 
 if __name__ == "__main__":

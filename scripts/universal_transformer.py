@@ -9,26 +9,22 @@
 to ``results/universal_transformer/<experiment>.csv`` (one row per evaluation, with error and
 ponder per chain depth); ``<experiment>.json`` keeps the settings and the command. A run that
 stopped continues where it left off: (entry, seed) pairs already in the CSV are skipped, as long
-as the settings are the same (other settings are refused; ``--force`` starts over). ``--seeds``,
-``--iterations`` and ``--entries`` change the settings, so use them with ``--out`` for a trial run.
+as the settings are the same (entries added are trained; other settings are refused; ``--force``
+starts over). ``--seeds`` and ``--iterations`` change the settings, so use them with ``--out`` for a
+trial run; ``--entries`` trains only the entries named. Each (entry, seed) reaches the CSV in one
+atomic step when it finishes (act_experiments.entry_runs).
 """
 
-import csv
-import json
 import math
-import platform
-import shlex
 import sys
 import time
-from pathlib import Path
 
 import matplotlib
 
 from act_beyond import pitfalls
 from act_beyond import universal_transformer as ut
-from act_experiments import course
-from act_experiments.figures import print_written, save_figure
-from act_experiments.training import OneLineParser
+from act_experiments import course, entry_runs
+from act_experiments.figures import save_figure
 
 OUT = ut.COMMITTED
 # the names of notebook 11's gallery (act_beyond.pitfalls.PITFALLS)
@@ -69,7 +65,10 @@ def entry_kwargs(settings, entry):
 
 
 def run(name, seeds=None, iterations=None, entries=None, out=OUT, force=False, log=print):
-    """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path."""
+    """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path.
+
+    Resumes a run that stopped and refuses one with other settings (act_experiments.entry_runs).
+    """
     spec = EXPERIMENTS[name]
     settings = dict(spec["settings"])
     if iterations is not None:
@@ -78,47 +77,21 @@ def run(name, seeds=None, iterations=None, entries=None, out=OUT, force=False, l
     meta = {"experiment": name, "entries": {e: spec["entries"][e] for e in chosen}, "seeds": seeds or spec["seeds"],
             "settings": settings, "task": ut.TASK_DEFAULTS,
             "model": {**ut.MODEL_DEFAULTS, **settings.get("model", {})}}
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    csv_path, json_path = out / f"{name}.csv", out / f"{name}.json"
-    done = set()
-    previous_wall = 0.0
-    if json_path.exists() and csv_path.exists() and not force:
-        old = json.loads(json_path.read_text())
-        if {k: old.get(k) for k in meta} != json.loads(json.dumps(meta)):
-            raise ValueError(f"{json_path} holds other settings; use --force to start {name} over")
-        rows, _ = ut.read_results(name, out)
-        done = {(r["entry"], r["seed"]) for r in rows}
-        previous_wall = old.get("wall_time_s", 0.0)
-    else:
-        with open(csv_path, "w", newline="") as f:
-            csv.writer(f).writerow(COLUMNS)
-        json_path.write_text(json.dumps(meta, indent=2) + "\n")
-    start = time.time()
-    for seed in range(meta["seeds"]):
-        for entry in chosen:
-            if (entry, seed) in done:
-                continue
-            t0 = time.time()
-            kwargs = entry_kwargs(settings, spec["entries"][entry])
-            result = ut.train_ut(seed=seed, **kwargs)
-            c = result["config"]
-            head = dict(entry=entry, kind="fixed" if c["depth"] else "act", tau=c["tau"], depth=c["depth"] or "",
-                        max_steps=c["max_steps"], weights=spec["entries"][entry].get("weights", "remainder"), seed=seed)
-            with open(csv_path, "a", newline="") as f:
-                writer = csv.writer(f)
-                for e in result["evals"]:
-                    row = {**head, **ut.flat_eval(e)}
-                    writer.writerow([row.get(k, "") for k in COLUMNS])
-            last = result["evals"][-1]
-            log(f"{name}: {entry:16s} seed {seed}: error {last['error']:.4f}, sequence error "
-                f"{last['sequence_error']:.3f}, ponder {last['ponder']:.2f} ({time.time() - t0:.0f} s)")
-    meta.update(command="python scripts/universal_transformer.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-                if sys.argv[0].endswith("universal_transformer.py") else None,
-                machine=f"{platform.machine()}, CPython {platform.python_version()}",
-                wall_time_s=round(previous_wall + time.time() - start, 1))
-    json_path.write_text(json.dumps(meta, indent=2) + "\n")
-    return csv_path
+
+    def train(entry, seed):
+        t0 = time.time()
+        result = ut.train_ut(seed=seed, **entry_kwargs(settings, spec["entries"][entry]))
+        c = result["config"]
+        head = dict(entry=entry, kind="fixed" if c["depth"] else "act", tau=c["tau"], depth=c["depth"],
+                    max_steps=c["max_steps"], weights=spec["entries"][entry].get("weights", "remainder"), seed=seed)
+        last = result["evals"][-1]
+        return ([{**head, **ut.flat_eval(e)} for e in result["evals"]],
+                f"{entry:16s} seed {seed}: error {last['error']:.4f}, sequence error {last['sequence_error']:.3f}, "
+                f"ponder {last['ponder']:.2f} ({time.time() - t0:.0f} s)")
+
+    return entry_runs.run_entries(name, meta, train, COLUMNS, out, entries_key="entries",
+                                  script="scripts/universal_transformer.py", force=force, log=log)
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,38 +226,10 @@ def plot(results=OUT, figures=None):
 def main(argv=None):
     matplotlib.use("Agg")
     course.torch_threads()            # one thread unless OMP_NUM_THREADS says otherwise: the tensors are tiny
-    prog = "scripts/universal_transformer.py"
-    ap = OneLineParser(prog=prog, description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
-    r = sub.add_parser("run", help="train an experiment's entries")
-    r.add_argument("experiment", choices=sorted(EXPERIMENTS))
-    r.add_argument("--seeds", type=int, help="seeds 0..n-1 (default: the experiment's)")
-    r.add_argument("--iterations", type=int, help="training iterations (default: the experiment's)")
-    r.add_argument("--entries", help="comma-separated entries of the experiment (default: all)")
-    r.add_argument("--out", default=str(OUT), help="results folder (default results/universal_transformer)")
-    r.add_argument("--force", action="store_true", help="start the experiment over")
-    p = sub.add_parser("plot", help="draw figures/universal_transformer_*.png")
-    p.add_argument("--results", default=str(OUT), help="results folder (default results/universal_transformer)")
-    p.add_argument("--figures", help="output folder (default figures/)")
-    args = ap.parse_args(argv)
-    if args.command == "run":
-        chosen = args.entries.split(",") if args.entries else None
-        known = EXPERIMENTS[args.experiment]["entries"]
-        unknown = [c for c in chosen or [] if c not in known]
-        if unknown:
-            ap.exit(2, f"{prog}: error: unknown entries {unknown}; {args.experiment} has {list(known)}\n")
-        for name, value in (("--seeds", args.seeds), ("--iterations", args.iterations)):
-            if value is not None and value < 1:
-                ap.exit(2, f"{prog}: error: {name} must be >= 1, got {value}\n")
-        try:
-            run(args.experiment, args.seeds, args.iterations, chosen, args.out, args.force)
-        except ValueError as err:
-            ap.exit(1, f"{prog}: error: {err}\n")
-    else:
-        if not Path(args.results).is_dir():
-            ap.exit(1, f"{prog}: error: --results {args.results} is not a folder\n")
-        print_written(plot(args.results, args.figures))
-    return 0
+    return entry_runs.main(argv, script="scripts/universal_transformer.py", description=__doc__.splitlines()[0],
+                           experiments=EXPERIMENTS, entries_of=lambda experiment: EXPERIMENTS[experiment]["entries"],
+                           entry_option="--entries", run=run, plot=plot, out=OUT,
+                           figures_help="draw figures/universal_transformer_*.png")
 
 
 if __name__ == "__main__":
