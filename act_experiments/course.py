@@ -52,6 +52,19 @@ def torch_threads():
     return threads
 
 
+def fresh(folder):
+    """An empty ``folder`` for a live run, as a string for a config's "out".
+
+    The training loop refuses a folder that already holds a run (it would resume or mix two runs),
+    so a cell that trains into a fixed folder under the notebook's temporary WORK folder calls this
+    first: the cell can then be run again, and trains again from the start.
+    """
+    import shutil
+    from pathlib import Path
+    shutil.rmtree(folder, ignore_errors=True)
+    return str(Path(folder))
+
+
 def margin(value, op, bound):
     """How far ``value`` is from failing ``value op bound``, in the value's units (> 0: it holds)."""
     return bound - value if op in ("<", "<=") else value - bound

@@ -169,3 +169,16 @@ def test_answered_names_every_missing_answer_and_returns_the_values():
         answered(eps=None)
     with pytest.raises(ValueError, match="at least one answer"):
         answered()
+
+
+def test_fresh_empties_a_live_runs_folder_so_a_cell_can_train_again(tmp_path):
+    from act_experiments import training
+    from act_numpy.train import NumpyBackend
+    options = dict(task="parity", bits=3, hidden=4, batch_size=8, iterations=2, eval_every=0, eval_size=8)
+    folder = tmp_path / "act"
+    first = training.run({**options, "out": course.fresh(folder)}, NumpyBackend, progress=False)
+    with pytest.raises(ValueError, match="already holds a run"):
+        training.run({**options, "out": str(folder)}, NumpyBackend, progress=False)
+    again = training.run({**options, "out": course.fresh(folder)}, NumpyBackend, progress=False)
+    assert again["final_eval"] == first["final_eval"]
+    assert course.fresh(tmp_path / "never made") == str(tmp_path / "never made")
