@@ -20,6 +20,8 @@ Environment variables, read by the functions below:
 import json
 import operator
 import os
+import shutil
+from pathlib import Path
 
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
@@ -59,8 +61,6 @@ def fresh(folder):
     so a cell that trains into a fixed folder under the notebook's temporary WORK folder calls this
     first: the cell can then be run again, and trains again from the start.
     """
-    import shutil
-    from pathlib import Path
     shutil.rmtree(folder, ignore_errors=True)
     return str(Path(folder))
 

@@ -37,7 +37,7 @@ SOURCES = ["notebooks", "docs", "book", "figures", "README.md"]   # what the boo
 REQUIRED = os.environ.get("ACT_BOOK_REQUIRED") == "1"
 # Flags for a Chromium that must not reach the network on its own; Playwright adds --headless and
 # a fresh --user-data-dir for each launch.
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--disable-dev-shm-usage"]
 PAGE_TIMEOUT_MS = 60_000
