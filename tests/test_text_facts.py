@@ -328,3 +328,64 @@ def test_docs_do_not_speak_of_where_they_were_written(path):
         text = path.read_text(encoding="utf-8")
     bad = [f"{k}: {line.strip()}" for k, line in enumerate(text.splitlines(), 1) if WHERE_WRITTEN.search(line)]
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------------------------------------
+# Beyond the paper (notebooks 12-14): prose numbers held to the committed CSVs
+
+def rows_of(path):
+    with open(ROOT / "results" / path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_convnet_aig_rates_quoted_in_notebook_14_and_its_account():
+    hard = {}
+    for r in rows_of("convnet_aig/runs.csv"):
+        if r["kind"] == "hard":
+            hard.setdefault(float(r["target_rate"]), []).append(r)
+    executed = {t: np.mean([float(r["executed"]) for r in rs]) for t, rs in hard.items()}
+    accuracy = {t: np.mean([float(r["accuracy"]) for r in rs]) for t, rs in hard.items()}
+    quoted = "0.32, 0.44, 0.56, 0.70 and 0.86 of the blocks at $t$ = 0.2, 0.35, 0.5, 0.65 and 0.8"
+    assert quoted in markdown("14_")
+    assert [f"{executed[t]:.2f}" for t in sorted(executed)] == ["0.32", "0.44", "0.56", "0.70", "0.86"]
+    gaps = [executed[t] - t for t in executed]
+    assert f"{min(gaps):.2f} to {max(gaps):.2f} above $t$" in markdown("14_")
+    assert f"above t, by {min(gaps):.2f} to {max(gaps):.2f}" in (ROOT / "docs" / "convnet_aig.md").read_text()
+    assert f"from {accuracy[0.2]:.2f} at $t = 0.2$ to {accuracy[0.8]:.2f} at $t = 0.8$" in markdown("14_")
+    static = {}
+    for r in rows_of("convnet_aig/runs.csv"):
+        if r["kind"] == "static":
+            static.setdefault(int(r["blocks"]), []).append(float(r["accuracy"]))
+    assert f"reach {np.mean(static[2]):.3f}, three blocks {np.mean(static[3]):.3f}" in markdown("14_")
+
+
+def test_pondernet_steps_per_count_quoted_in_notebook_12():
+    steps = {}
+    for r in rows_of("pondernet8_extrapolation/counts.csv"):
+        steps.setdefault((r["model"], float(r["knob"])), {}).setdefault(int(r["seed"]), {})[int(r["count"])] = float(r["steps"])
+    for (model, knob), seeds in steps.items():       # "averaged over the four seeds ... less than one"
+        assert len(seeds) == 4
+        assert abs(np.mean([s[8] - s[4] for s in seeds.values()])) < 1, (model, knob)
+    text = markdown("12_")
+    assert "averaged over the four seeds, the mean number of steps changes by less than one" in text
+    act, pnet = steps["act", 0.1][3], steps["pondernet", 1e-3][0]
+    assert f"τ = 0.1 goes from {act[4]:.2f} steps at 4 non-zero bits to {act[8]:.2f} at 8" in text
+    assert f"β = 10⁻³ from {pnet[4]:.2f} to {pnet[8]:.2f}" in text
+
+
+def test_universal_transformer_numbers_quoted_in_notebook_13():
+    last = {}
+    for r in rows_of("universal_transformer/compute.csv"):
+        key = (r["entry"], r["seed"])
+        if key not in last or int(r["iteration"]) > int(last[key]["iteration"]):
+            last[key] = r
+    by_entry = {}
+    for (entry, _), r in last.items():
+        by_entry.setdefault(entry, []).append(r)
+    act = by_entry[next(e for e in by_entry if e.startswith("ACT") and "0.01" in e)]
+    ponder = [float(r["ponder"]) for r in act]
+    text = markdown("13_")
+    assert f"with {np.mean(ponder):.2f} layer applications per position ({min(ponder):.2f} to {max(ponder):.2f} over the seeds)" in text
+    assert all(float(r["sequence_error"]) == 0 for r in act)
+    per_depth = ", ".join(f"{np.mean([float(r[f'ponder_d{k}']) for r in act]):.1f}" for k in range(5))
+    assert f"Its ponder per depth, {per_depth} and {np.mean([float(r['ponder_d5']) for r in act]):.1f}" in text
