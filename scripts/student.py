@@ -1,22 +1,29 @@
-"""Write the student edition of the course, and check that none of its exercise checks is decorative.
+"""Write the student edition of the course, and grade both editions with nbgrader itself.
 
     python scripts/student.py                    # build/student/: the solutions taken out
-    python scripts/student.py --check            # and run it: every graded check must fail
-    python scripts/student.py --check notebooks/03_backprop_remainder.ipynb
+    python scripts/student.py --check            # nbgrader grades the source and the release
+    python scripts/student.py --check notebooks/03b_write_your_own_act.ipynb
     python scripts/student.py --table            # the exercises and their points, for docs/teaching.md
 
-The notebooks in notebooks/ are the teacher's edition: each exercise is a solution cell, whose
-answer sits between ``### BEGIN SOLUTION`` and ``### END SOLUTION``, and a graded check cell
-after it, marked with nbgrader's cell metadata (docs/teaching.md, "Exercises"). The student
-edition is what ``nbgrader generate_assignment`` makes of them: each answer replaced by
-``raise NotImplementedError()`` and each written answer by "YOUR ANSWER HERE". This script runs
-nbgrader itself on a course folder of its own under build/, so a teacher's nbgrader setup gets
-exactly the same notebooks.
+The notebooks in notebooks/ are the source: each exercise is a solution cell, whose answer sits
+between ``### BEGIN SOLUTION`` and ``### END SOLUTION``, and graded check cells after it, marked
+with nbgrader's cell metadata (docs/teaching.md, "Exercises"); a check's decisive comparisons sit
+between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``. The student edition is what
+``nbgrader generate_assignment`` makes of them: each answer replaced by ``raise
+NotImplementedError()``, each written answer by "YOUR ANSWER HERE", the hidden tests taken out.
+This script runs nbgrader itself on a course folder of its own under build/nbgrader/, with the
+course's scripts/nbgrader_config.py, so a teacher's nbgrader gets exactly the same notebooks.
 
-``--check`` executes every student notebook and requires three things: every graded check cell
-fails (a check that passes without the answer checks nothing); every cell outside the exercises
-runs (the lesson works before any exercise is done); and every check fails with a message that
-says what is missing, not with an error from the lesson's own code.
+``--check`` hands nbgrader two submissions of every notebook and runs ``nbgrader autograde`` on
+both, hidden tests restored and nbgrader's scoring rules applied (a check cell that raises, or
+writes anything to stderr, scores 0):
+
+- the source itself must get every point of every check cell;
+- the untouched release must get none, every check failing with a message that says what is
+  missing (an AssertionError or NotImplementedError), not an error from the lesson's own code;
+- every cell outside the exercises must run in both (the lesson works before any exercise is done).
+
+It prints the longest cell nbgrader ran, against the per-cell limit of nbgrader_config.py.
 """
 
 import argparse
@@ -50,34 +57,47 @@ def nbgrader_role(cell):
     return None
 
 
-def generate(notebooks, out):
-    """Write the student edition of ``notebooks`` into the folder ``out`` with nbgrader.
+CONFIG = ROOT / "scripts" / "nbgrader_config.py"
+SUBMISSIONS = ("source", "release")     # who hands in what: the source itself, the untouched release
 
-    Returns the student notebooks' paths. Raises RuntimeError with nbgrader's last lines when
-    nbgrader refuses a notebook (a duplicate grade_id, say).
-    """
-    course = out.parent / "nbgrader"     # nbgrader's own course folder, beside the edition
-    shutil.rmtree(course, ignore_errors=True)
-    source = course / "source" / ASSIGNMENT
-    source.mkdir(parents=True)
-    for path in notebooks:
-        shutil.copy(path, source / path.name)
-    command = [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force",
-               f"--CourseDirectory.root={course}",
-               f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}"]
+
+def nbgrader(course, *args):
+    """Run one nbgrader command in the course folder ``course``; (returncode, last lines of output)."""
     # nbgrader runs its database migrations through the `alembic` command, which lives beside
     # this interpreter; put that folder first on PATH so an unactivated venv works too
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
-    release = course / "release" / ASSIGNMENT
-    if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
+                          capture_output=True, text=True, env=env)
+    return done.returncode, "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
+
+
+def setup_course(notebooks, course):
+    """An empty nbgrader course folder with the course's config and ``notebooks`` as one assignment."""
+    shutil.rmtree(course, ignore_errors=True)
+    source = course / "source" / ASSIGNMENT
+    source.mkdir(parents=True)
+    shutil.copy(CONFIG, course / "nbgrader_config.py")
+    for path in notebooks:
+        shutil.copy(path, source / path.name)
+    return course
+
+
+def generate(notebooks, out):
+    """Write the student edition of ``notebooks`` into the folder ``out`` with nbgrader.
+
+    Its course folder is build/nbgrader/ beside ``out``. Returns the student notebooks' paths.
+    Raises RuntimeError with nbgrader's last lines when nbgrader refuses a notebook (a duplicate
+    grade_id, say).
+    """
+    course = setup_course(notebooks, out.parent / "nbgrader")
+    code, tail = nbgrader(course, "generate_assignment", ASSIGNMENT)
+    if code != 0:
         raise RuntimeError(f"nbgrader generate_assignment failed:\n{tail}")
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for path in notebooks:
-        shutil.copy(release / path.name, out / path.name)
+        shutil.copy(course / "release" / ASSIGNMENT / path.name, out / path.name)
         written.append(out / path.name)
     return written
 
@@ -90,35 +110,107 @@ def cell_error(cell):
     return None
 
 
-def check_student_notebook(path, timeout=300):
-    """Execute one student notebook and list what is wrong with it (an empty list: nothing).
+def cell_stderr(cell):
+    """What a code cell wrote to stderr ('' for nothing)."""
+    return "".join("".join(o.get("text", "")) for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
 
-    Every cell runs even after an error, as a learner would run them one by one.
+
+def autograde(course, submissions):
+    """Hand in ``submissions`` ({student: [notebook paths]}) and grade them with nbgrader autograde.
+
+    Returns {student: {notebook name: (autograded notebook, {grade_id: (score, max score)})}} for
+    the cells nbgrader grades automatically (the check cells). Raises RuntimeError when nbgrader fails.
     """
     import nbformat
-    from nbclient import NotebookClient
+    from nbgrader.api import Gradebook
 
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=timeout, allow_errors=True, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    for student, paths in submissions.items():
+        folder = course / "submitted" / student / ASSIGNMENT
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        for path in paths:
+            shutil.copy(path, folder / path.name)
+    code, tail = nbgrader(course, "autograde", ASSIGNMENT)
+    if code != 0:
+        raise RuntimeError(f"nbgrader autograde failed:\n{tail}")
+    graded = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student, paths in submissions.items():
+            graded[student] = {}
+            for path in paths:
+                made = course / "autograded" / student / ASSIGNMENT / path.name
+                if not made.is_file():
+                    raise RuntimeError(f"nbgrader autograde wrote no {made.relative_to(course)}:\n{tail}")
+                found = gradebook.find_submission_notebook(path.stem, ASSIGNMENT, student)
+                scores = {grade.name: (grade.auto_score, grade.max_score) for grade in found.grades
+                          if grade.cell.cell_type == "code"}
+                graded[student][path.name] = (nbformat.read(made, as_version=4), scores)
+    return graded
+
+
+def cell_seconds(cell):
+    """How long nbgrader's kernel took to run a code cell (from nbclient's timing), or None."""
+    from datetime import datetime
+    timing = cell.get("metadata", {}).get("execution", {})
+    start, end = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
+    if not (start and end):
+        return None
+    return (datetime.fromisoformat(end.replace("Z", "+00:00"))
+            - datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+
+
+def grading_problems(name, student, nb, scores):
+    """What is wrong with one autograded notebook of ``student`` ('source' or 'release')."""
     problems, checks = [], 0
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        role, error = nbgrader_role(cell), cell_error(cell)
-        name = cell.metadata.get("nbgrader", {}).get("grade_id", f"cell {index}")
+        role, error, stderr = nbgrader_role(cell), cell_error(cell), cell_stderr(cell)
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", f"cell {index}")
         if role == "check":
             checks += 1
-            if error is None:
-                problems.append(f"{path.name}: check {name} passes without its answer")
-            elif error[0] not in EXPECTED_ERRORS:
-                problems.append(f"{path.name}: check {name} fails with {error[0]}: {error[1]} "
+            score, most = scores.get(grade_id, (None, None))
+            if student == "source" and score != most:
+                why = (f"{error[0]}: {error[1]}" if error else
+                       f"it writes to stderr: {stderr.strip().splitlines()[0] if stderr.strip() else '(blank)'}")
+                problems.append(f"{name}: the source scores {score:g} of {most:g} on {grade_id} ({why})")
+            elif student == "release" and score != 0:
+                problems.append(f"{name}: check {grade_id} passes without its answer ({score:g} points)")
+            elif student == "release" and error is not None and error[0] not in EXPECTED_ERRORS:
+                problems.append(f"{name}: check {grade_id} fails with {error[0]}: {error[1]} "
                                 f"instead of saying what is missing")
         elif role is None and error is not None:
-            problems.append(f"{path.name}: lesson cell {index} fails in the student edition "
-                            f"({error[0]}: {error[1]})")
+            edition = "the source" if student == "source" else "the student edition"
+            problems.append(f"{name}: lesson cell {index} fails in {edition} ({error[0]}: {error[1]})")
     if checks == 0:
-        problems.append(f"{path.name}: no graded check cells")
+        problems.append(f"{name}: no graded check cells")
+    return problems
+
+
+def check(notebooks, out=BUILD / "student"):
+    """Generate the release of ``notebooks``, grade the source and the untouched release with
+    nbgrader, and list what is wrong (an empty list: nothing). Prints one line per notebook."""
+    released = generate(notebooks, out)
+    graded = autograde(out.parent / "nbgrader", {"source": notebooks, "release": released})
+    problems, longest = [], (0.0, "")
+    for path in notebooks:
+        found = []
+        points = {}
+        for student in SUBMISSIONS:
+            nb, scores = graded[student][path.name]
+            found += grading_problems(path.name, student, nb, scores)
+            points[student] = (sum(s or 0 for s, _ in scores.values()), sum(m for _, m in scores.values()))
+            for index, cell in enumerate(nb.cells):
+                seconds = cell_seconds(cell) if cell.cell_type == "code" else None
+                if seconds is not None and seconds > longest[0]:
+                    longest = (seconds, f"{path.name}, cell {index}")
+        print(f"{path.name}: source {points['source'][0]:g}/{points['source'][1]:g}, untouched release "
+              f"{points['release'][0]:g}/{points['release'][1]:g} points"
+              + ("" if not found else f"; {len(found)} problems"), flush=True)
+        problems += found
+    if longest[1]:
+        print(f"longest cell nbgrader ran: {longest[0]:.1f} s ({longest[1]})")
     return problems
 
 
@@ -154,7 +246,7 @@ def main(argv=None):
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
     parser.add_argument("--out", type=Path, default=BUILD / "student")
     parser.add_argument("--check", action="store_true",
-                        help="run the student edition: every graded check must fail")
+                        help="grade the source and the untouched release with nbgrader autograde")
     parser.add_argument("--table", action="store_true", help="print the exercises and their points, and stop")
     args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or NOTEBOOKS
@@ -165,22 +257,18 @@ def main(argv=None):
         print(exercise_table(notebooks))
         return 0
     try:
-        written = generate(notebooks, args.out)
+        if not args.check:
+            written = generate(notebooks, args.out)
+            print(f"student edition: {len(written)} notebooks in {args.out}")
+            return 0
+        problems = check(notebooks, out=args.out)
     except RuntimeError as err:
         parser.exit(1, f"student.py: {err}\n")
-    print(f"student edition: {len(written)} notebooks in {args.out}")
-    if not args.check:
-        return 0
-    problems = []
-    for path in written:
-        found = check_student_notebook(path)
-        print(f"{path.name}: {'ok' if not found else f'{len(found)} problems'}", flush=True)
-        problems += found
     for line in problems:
         print(line)
     if problems:
         return 1
-    print("every check fails without its answer, and every lesson cell runs")
+    print("nbgrader gives the source every point and the untouched release none; every lesson cell runs")
     return 0
 
 

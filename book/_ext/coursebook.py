@@ -1,9 +1,25 @@
-"""What the book adds to Sphinx: the course map, nbval's skips, MathJax on every page, tagged
-cases, and one copy of each script.
+"""What the book adds to Sphinx: the course map, nbval's skips, exercises a reader can try first,
+a collapsed setup cell, MathJax on every page, tagged cases, and one copy of each script.
 
 nbval's skips: a code cell marked `# NBVAL_SKIP` (or tagged nbval-skip) is one that `make test`
 does not run, a long optional run; the book does not run it either (myst-nb sees it tagged
 skip-execution, in memory only) and shows its code without output.
+
+Exercises a reader can try first: the book runs the source notebooks, solutions included, and
+shows an exercise's task, hint and visible checks as they are, but
+
+- a solution cell (nbgrader's solution, not graded) sits collapsed behind "Show solution", its
+  output too, without its `### BEGIN SOLUTION` / `### END SOLUTION` lines;
+- a written answer's model answer (the part of the cell between those markers) sits behind the
+  same toggle, below the question, and the markers never reach the page (as headings they would
+  join the page's contents);
+- a check cell's hidden tests, `### BEGIN HIDDEN TESTS` to `### END HIDDEN TESTS`, are taken out
+  before the book runs the notebook: nbgrader runs them when it grades, and nbval in `make test`.
+
+The setup cell, the notebook's first code cell (it installs the course where it is missing and
+imports what the notebook uses), is collapsed behind "Show the setup cell", its output left open.
+
+All of this happens to the text myst-nb reads, in memory; the notebooks are not changed.
 
 MathJax on every page: Sphinx loads it only on pages with an equation of their own, but the
 sidebar shows every chapter's title on every page, and one title has math in it (notebook 02's
@@ -126,18 +142,60 @@ def nbval_skips(cell):
         for line in source.splitlines() if line.strip().startswith("#")))
 
 
-def skip_what_nbval_skips(app, docname, source):
-    """source-read: tag the cells nbval skips skip-execution in the text myst-nb will read."""
+SOLUTION = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", flags=re.M)
+HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$.*?^[ \t]*### END HIDDEN TESTS[ \t]*(\n|\Z)",
+                          flags=re.M | re.S)
+MODEL_ANSWER = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*\n(.*?)^[ \t]*### END SOLUTION[ \t]*$", flags=re.M | re.S)
+SHOW_SOLUTION = {"code_prompt_show": "Show solution", "code_prompt_hide": "Hide solution"}
+SHOW_SETUP = {"code_prompt_show": "Show the setup cell", "code_prompt_hide": "Hide the setup cell"}
+
+
+def _text(cell):
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _tag(cell, tag, prompts):
+    metadata = cell.setdefault("metadata", {})
+    tags = metadata.setdefault("tags", [])
+    if tag not in tags:
+        tags.append(tag)
+    metadata.setdefault("mystnb", {}).update(prompts)
+
+
+def for_the_book(cell, first_code_cell=False):
+    """One notebook cell as the book shows it (changed in place): see the module's docstring."""
+    grading = cell.get("metadata", {}).get("nbgrader", {})
+    text = _text(cell)
+    if cell.get("cell_type") == "code":
+        if grading.get("solution") and not grading.get("grade"):
+            cell["source"] = SOLUTION.sub("", text)
+            _tag(cell, "hide-cell", SHOW_SOLUTION)
+        elif grading.get("grade"):
+            cell["source"] = HIDDEN_TESTS.sub("", text)
+        elif first_code_cell:
+            _tag(cell, "hide-input", SHOW_SETUP)
+    elif cell.get("cell_type") == "markdown" and grading.get("solution"):
+        # a written answer: the question stays, the model answer goes behind the toggle
+        cell["source"] = MODEL_ANSWER.sub(lambda m: "::::{toggle}\n" + m.group(1).strip("\n") + "\n::::",
+                                          text)
+    return cell
+
+
+def prepare_notebook(app, docname, source):
+    """source-read: the book's view of a notebook (see the module's docstring), and the cells nbval
+    skips tagged skip-execution, in the text myst-nb will read."""
     if not str(app.env.doc2path(docname)).endswith(".ipynb"):
         return
     nb = json.loads(source[0])
-    skipped = [cell for cell in nb.get("cells", []) if nbval_skips(cell)]
-    for cell in skipped:
-        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
-        if "skip-execution" not in tags:
-            tags.append("skip-execution")
-    if skipped:
-        source[0] = json.dumps(nb)
+    code_cells = [cell for cell in nb.get("cells", []) if cell.get("cell_type") == "code"]
+    for cell in nb.get("cells", []):
+        for_the_book(cell, first_code_cell=bool(code_cells) and cell is code_cells[0])
+        if nbval_skips(cell):
+            tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+            if "skip-execution" not in tags:
+                tags.append("skip-execution")
+    source[0] = json.dumps(nb)
 
 
 def one_copy_of_each_script(app, pagename, templatename, context, doctree):
@@ -153,7 +211,7 @@ def one_copy_of_each_script(app, pagename, templatename, context, doctree):
 def setup(app):
     app.setup_extension("sphinx.ext.mathjax")
     app.add_directive("course-map", CourseMap)
-    app.connect("source-read", skip_what_nbval_skips)
+    app.connect("source-read", prepare_notebook)
     app.connect("doctree-read", keep_tagged_cases)
     app.connect("html-page-context", mathjax_everywhere, priority=400)
     app.connect("html-page-context", one_copy_of_each_script, priority=900)
