@@ -27,7 +27,8 @@ The pieces, correct one first (paper equation in brackets):
     mix(p, S_n, N, entering) -> the state passed on (9):
         weighted_mean | plain_average, running_average
     ponder(N, R, steps) -> rho (B, T), the ponder cost per step (10)-(12):
-        ponder_cost | ponder_cost_with_padding, ponder_cost_detached
+        ponder_cost | ponder_cost_with_padding, ponder_cost_detached, ponder_cost_sum_h (which also
+        takes h_last, the halting unit of each step's last ponder step: needs_h_last = True)
 
 and outside the model: the error rate (``wrong_at_logit_zero`` | ``wrong_at_logit_half``), the
 parity data (``act_experiments.tasks.make_batch`` | ``parity_prefix_batch``), PonderNet's
@@ -49,7 +50,7 @@ from act_experiments import entry_runs, tasks
 from act_experiments.results import RESULTS
 from act_numpy.model import sequence_steps
 from act_numpy.params import init_params
-from act_torch.act import _lstm_cell, _prepare, _rnn_cell, halting_distribution
+from act_torch.act import halting_distribution, lstm_cell, prepare, rnn_cell
 from act_torch.losses import act_loss, loss_inputs
 
 
@@ -224,6 +225,22 @@ def ponder_cost_with_padding(N, R, steps):
     return N.to(R.dtype) + R
 
 
+def ponder_cost_sum_h(N, R, steps, h_last):
+    """Bug: the simplified ponder cost -sum_{n=1}^{N} h^n that public write-ups give. Its value is
+    R - 1 - h^N, and it counts the last halting unit: the ponder gradient reaches h^N with -1, where
+    eqs (14) and (20) give 0. h_last (B, T): h^{N(t)} of every step."""
+    return (R - 1.0 - h_last) * steps
+
+
+ponder_cost_sum_h.needs_h_last = True
+
+
+def last_halting(record, N):
+    """h^{N(t)} (B, T) from act_variant_forward's record["h"] (a list over t of (B, n_t)) and N (B, T)."""
+    return torch.stack([h_t.gather(1, (N[:, t:t + 1] - 1).clamp(min=0))[:, 0] for t, h_t in enumerate(record["h"])],
+                       dim=1)
+
+
 def ponder_cost_detached(N, R, steps):
     """Bug: R detached from the graph, so tau P has no gradient and tau does nothing (eq. 12)."""
     return (N.to(R.dtype) + R.detach()) * steps
@@ -246,14 +263,14 @@ def act_variant_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, 
     the loop runs until every row has halted or met the cap M (eq. 13). A row that halted keeps
     taking the batch's steps with weight 0 (its N is fixed), as in act_torch.
     """
-    x, P, (B, T, D, H, O) = _prepare(x, params, cell, epsilon, max_ponder)
+    x, P, (B, T, D, H, O) = prepare(x, params, cell, epsilon, max_ponder)
     for name, piece in (("flag", flag), ("halting_state", halting_state), ("halts", halts),
                         ("weights", weights), ("mix", mix)):
         _check_callable(name, piece)
     if record is not None and not isinstance(record, dict):
         raise ValueError(f"record must be a dict or None, got {type(record).__name__}")
     lstm = cell == "lstm"
-    cell_fn = _lstm_cell if lstm else _rnn_cell
+    cell_fn = lstm_cell if lstm else rnn_cell
     threshold = 1.0 - epsilon
     zeros = x.new_zeros(B, H)
     state = (zeros, zeros) if lstm else zeros
@@ -494,20 +511,24 @@ PITFALLS = {p.name: p for p in (
             "(11) P = sum over the sequence's steps", ponder=ponder_cost_with_padding),
     Pitfall("ponder detached", "the ponder cost has no gradient: tau does nothing",
             "(12), (15): -tau on every dL/dh^n, n < N", ponder=ponder_cost_detached),
+    Pitfall("ponder sums h", "the ponder cost -sum_{n<=N} h^n: h^N counted",
+            "(14), (20): dP/dh^N = 0", ponder=ponder_cost_sum_h),
     Pitfall("parity prefix", "parity data with 1..bits-1 non-zero entries packed first",
             "the task (section 3.1): 1..bits entries at random positions", data="prefix"),
 )}
 
 
-def objective(y_hat, N, R, target, live, steps, *, kind, heads, tau, ponder=ponder_cost):
+def objective(y_hat, N, R, target, live, steps, *, kind, heads, tau, ponder=ponder_cost, h_last=None):
     """The loss of eq. (12) in two parts, with the ponder piece replaceable.
 
-    Arguments as act_torch.losses.act_loss (whose data term and error mask are used). Returns
+    Arguments as act_torch.losses.act_loss (whose data term and error mask are used); h_last (B, T)
+    goes to a ponder piece with needs_h_last (ponder_cost_sum_h). Returns
     data_loss (0-d), ponder_loss = tau * sum_t rho_t / B (0-d) and wrong (B, T) bool."""
     _check_callable("ponder", ponder)
     data_loss, wrong, _ = act_loss(y_hat, N, R, target, live, steps, kind=kind, heads=heads, tau=0.0)
     B = live.shape[-2]
-    return data_loss, tau * ponder(N, R, steps).sum(dim=(-2, -1)) / B, wrong
+    rho = ponder(N, R, steps, h_last) if getattr(ponder, "needs_h_last", False) else ponder(N, R, steps)
+    return data_loss, tau * rho.sum(dim=(-2, -1)) / B, wrong
 
 
 # ---------------------------------------------------------------------------------------------
@@ -581,8 +602,9 @@ def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="
         target, live, steps = loss_inputs(y, mask, kind, heads, **as_t)
         record = {}
         y_hat, N, R = act_variant_forward(torch.as_tensor(x, **as_t), params, record=record, **run)
+        h_last = last_halting(record, N) if getattr(pitfall.ponder, "needs_h_last", False) else None
         data_loss, ponder_loss, wrong = objective(y_hat, N, R, target, live, steps, kind=kind, heads=heads,
-                                                  tau=tau, ponder=pitfall.ponder)
+                                                  tau=tau, ponder=pitfall.ponder, h_last=h_last)
         return data_loss, ponder_loss, wrong, (y_hat, N, R, target, live, steps, record)
 
     def evaluate(batch):

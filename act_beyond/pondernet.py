@@ -36,9 +36,9 @@ larger than in training (``max_steps`` is an argument of ``ponder_forward``, not
 parameters).
 
 Shapes carry an optional leading member axis: K networks of one shape at once, their parameters
-stacked (W_s (K, H, G), ...) as in ``act_torch.population``; x is then (K, B, 1, D) and every
+stacked (W_s (K, H, G), ...) as in ``act_engine.torch_population``; x is then (K, B, 1, D) and every
 result gains a leading K. ``Population`` trains K PonderNets (seeds, beta, lambda_p, lr per
-member) that way, with ``act_torch.adam``'s update.
+member) that way, with ``act_engine.adam``'s update.
 """
 
 import math
@@ -51,8 +51,8 @@ import torch.nn.functional as F
 
 from act_experiments import tasks, training
 from act_numpy.params import PARAM_NAMES, init_params
-from act_torch import adam
-from act_torch.act import _PonderLoop, _prepare
+from act_engine import adam
+from act_torch.act import ponder_step, prepare
 
 MODES = ("sample", "cumulative")
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -155,7 +155,7 @@ class PonderOutput(NamedTuple):
 
 
 def _check_members(x, P, cell):
-    """Light checks for K stacked networks (one network goes through act_torch's _prepare)."""
+    """Light checks for K stacked networks (one network goes through act_torch.act.prepare)."""
     if x.dim() != 4:
         raise ValueError(f"x must be (K, B, 1, D) for stacked parameters, got shape {tuple(x.shape)}")
     K, _, _, D = x.shape
@@ -202,16 +202,21 @@ def ponder_forward(x, params, *, max_steps=20, cell="rnn"):
         x, P = _check_members(x, P, cell)
     else:
         # act_torch's checks: shapes, cell, NaN; max_steps plays the part of ACT's cap M
-        x, P, _ = _prepare(x, params, cell, 0.01, max_steps)
+        x, P, _ = prepare(x, params, cell, 0.01, max_steps)
     if x.shape[-2] != 1:
         raise ValueError(f"x must hold one input per row (T = 1), got T = {x.shape[-2]}")
-    loop = _PonderLoop(x, P, cell, 1.0, max_steps, max_steps)   # threshold and cap unused here
-    state, cum = loop.initial_state(), None
-    for n in range(1, max_steps + 1):
-        state, cum = loop.step(0, n, state, cum)               # eq. (3): ACT's own ponder step
-    S = torch.stack(loop.states, dim=-2)                         # (..., B, N, H)
-    flat = S.flatten(-3, -2) if stacked else S.reshape(-1, S.shape[-1])
+    # a bias of K members, (K, G), broadcasts over each member's rows as (K, 1, G)
     rows = (lambda v: v.unsqueeze(-2)) if stacked else (lambda v: v)
+    D, H = x.shape[-1], P["W_s"].shape[-2]
+    x_part = x[..., 0, :] @ P["W_x"][..., :D, :] + rows(P["b_s"])    # eq. (3)'s input part, (..., B, G)
+    x_first = x_part + rows(P["W_x"][..., D, :])                     # n = 1: the flag delta_{n,1}
+    zeros = x.new_zeros(*x_part.shape[:-1], H)
+    state, states = ((zeros, zeros) if cell == "lstm" else zeros), []
+    for n in range(1, max_steps + 1):
+        s, state = ponder_step(x_first if n == 1 else x_part, state, P["W_s"], cell)   # ACT's own step
+        states.append(s)
+    S = torch.stack(states, dim=-2)                              # (..., B, N, H)
+    flat = S.flatten(-3, -2) if stacked else S.reshape(-1, S.shape[-1])
 
     def affine(bias, W):
         out = torch.baddbmm(rows(bias), flat, W) if stacked else torch.addmm(bias, flat, W)
@@ -369,7 +374,7 @@ def initial_params(D, H, O, seed, *, cell="rnn", halting_bias=0.0):
 
 class Population:
     """K PonderNets on parity trained as one program: parameters stacked on a leading axis, one
-    Adam (torch's defaults, ``act_torch.adam``) per member, each member with its own seed, beta,
+    Adam (torch's defaults, ``act_engine.adam``) per member, each member with its own seed, beta,
     lambda_p and learning rate.
 
     members: a list of dicts with "seed" and optionally "beta" (0.01), "lambda_p" (0.2), "lr"

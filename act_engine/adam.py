@@ -6,7 +6,7 @@ rate and step count, cut in two so that the update can be replayed as a CUDA gra
 
 torch's Adam computes its scalars in Python floats; ``factors`` does the same in float64 for all
 members at once. ``update_`` reads them from (K,) tensors, which a graph can be given anew
-before every replay (act_torch.population_graphed).
+before every replay (act_engine.population_graphed).
 """
 
 import numpy as np

@@ -15,7 +15,7 @@ redone eagerly with ``act_forward`` (exact, just slower) and the graph is captur
 room for the longest N seen.
 
 That policy is ``BudgetedGraph``, shared with the population's graphed step
-(``act_torch.population_graphed``); ``CapturedGraph`` records a function after warm-up calls, and
+(``act_engine.population_graphed``); ``CapturedGraph`` records a function after warm-up calls, and
 ``Rerun`` stands in for it where there is no GPU (it replays by calling the function again), so
 that the control flow around the graphs can be tested anywhere.
 
@@ -26,7 +26,7 @@ the parameters' ``.grad`` to None between steps: the graph writes the gradients 
 
 import torch
 
-from .act import act_forward, act_forward_fixed_steps
+from .torch_act import act_forward, act_forward_fixed_steps
 
 
 class CapturedGraph:

@@ -1,85 +1,59 @@
 """A population: K ACT networks of one shape trained as one program, their parameters stacked.
 
-    pop = Population([config_0, config_1, ...])      # training configs (act_experiments.training)
+    pop = Population(configs, inits, loss="sigmoid", heads=1)   # K members
     stats = pop.train_step(x, y, mask)               # x (K, B, T, D): one batch per member
 
-The NumPy twin of ``act_torch.population``, with the same interface, so the training loop can
-drive either. Every parameter carries a leading axis of K members (W_s (K, H, G)), and the
-forward and the hand-derived backward are act.py's own ``forward_pass`` and ``backward_pass``:
-NumPy's ``@`` multiplies the K members' matrices in one call, so K small products cost about
-as many Python steps as one. Nothing in the ACT computation is written twice.
+The NumPy twin of ``act_engine.torch_population``, with the same interface, so the training loop
+can drive either. Every parameter carries a leading axis of K members (W_s (K, H, G)), and the
+forward and the hand-derived backward are ``act_engine.numpy_act``'s, the core's equations with
+that axis: NumPy's ``@`` multiplies the K members' matrices in one call, so K small products cost
+about as many Python steps as one.
 
-Each member keeps what makes it its own run: its seed (initial parameters, through
-``training.init_parameters``), time penalty tau, halting threshold epsilon, cap M (a no-ACT
+Each member keeps what makes it its own run: its initial parameters (from its seed), time penalty tau, halting threshold epsilon, cap M (a no-ACT
 baseline is the member with M = 1), halting bias and learning rate. What the members share is
 the shape of the computation: task and task options, cell, hidden size, batch size and dtype.
 Halting, masks and ponder cost are per member and per sequence; the ponder loop goes on while
 any row of any member is still running, and the steps a row takes after it halted get weight
-p = 0, as for the rows of one batch in ``act.forward_pass``.
+p = 0, as for the rows of one batch in ``act_numpy.act``.
 
 Each member steps with its own ``optim.Adam`` over views of the stacked arrays: its learning
 rate and step count are its own (members may resume from checkpoints of different ages), and
 its update is the single run's, operation for operation. In float64 member k follows the same
-run trained alone by ``train.NumpyBackend`` to rounding (tests/test_numpy_population.py).
+run trained alone (``act_numpy.model.ACTModel`` and ``optim.Adam``) to rounding
+(tests/test_numpy_population.py).
 """
 
 import numpy as np
 
-from act_experiments import training
+from act_numpy.act import real_array
+from act_numpy.model import objective
+from act_numpy.optim import Adam
+from act_numpy.params import PARAM_NAMES
 
-from .act import backward_pass, forward_pass, real_array
-from .model import objective
-from .optim import Adam
-from .params import PARAM_NAMES
-from .train import adam_checkpoint, load_adam_checkpoint
-
-# what the members must share: the shape of the computation
-SHARED = ("task", "task_options", "cell", "hidden", "batch_size", "dtype")
-
-
-def check_members(configs, shared):
-    """The members' configs as a list, once they agree on every key in ``shared``.
-
-    ValueError for an empty list, or naming the first key on which two members differ.
-    """
-    configs = list(configs)
-    if not configs:
-        raise ValueError("configs must hold at least one member's config")
-    for key in shared:
-        missing = [i for i, c in enumerate(configs) if key not in c]
-        if missing:
-            raise ValueError(f"the config of member {missing[0]} has no {key!r}: members need full "
-                             "training configs of one backend")
-        values = {repr(c[key]) for c in configs}
-        if len(values) > 1:
-            raise ValueError(f"the members of a population must share {key!r}; got {sorted(values)}")
-    return configs
-
-
-def check_member(k, K):
-    """k as an int once it is a member's index in [0, K); ValueError naming k otherwise."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < K:
-        raise ValueError(f"k must be a member's index in [0, {K}), got {k!r}")
-    return int(k)
+from .members import SHARED, check_member, check_members, pack_state, unpack_state
+from .numpy_act import backward_pass, forward_pass
 
 
 class Population:
-    """K networks and their Adam states on stacked arrays, built from K training configs.
+    """K networks and their Adam states on stacked arrays.
 
-    configs: full configs (``training.make_config``) that agree on SHARED. params[name] is
-    (K, *shape of the single network's parameter), e.g. W_s (K, H, G).
+    configs: K training configs that agree on SHARED; each gives its member's epsilon,
+    max_ponder (the cap M), tau and lr. inits: K dicts of initial parameters (float64, the
+    single network's shapes). loss, heads: the read-out's loss ("sigmoid" or "softmax") and its
+    number of softmax groups. params[name] is (K, *shape of the single network's parameter),
+    e.g. W_s (K, H, G).
     """
 
     name = "numpy"
 
-    def __init__(self, configs):
+    def __init__(self, configs, inits, *, loss, heads):
         configs = check_members(configs, SHARED)
         first = configs[0]
         self.K = len(configs)
         self.cell = first["cell"]
-        self.D, _, self.loss_kind, self.heads = training.model_sizes(first)
+        self.loss_kind, self.heads = loss, heads
+        self.D = inits[0]["W_x"].shape[0] - 1                      # W_x (D + 1, G): the flag's row last
         self.dtype = np.dtype(first["dtype"])
-        inits = [training.init_parameters(c) for c in configs]     # float64, as NumpyBackend
         self.params = {k: np.stack([p[k] for p in inits]).astype(self.dtype) for k in PARAM_NAMES}
         # per member, shaped to broadcast against the rows (K, B) and the steps (K, B, T)
         self.epsilon = np.array([c["epsilon"] for c in configs]).reshape(self.K, 1)
@@ -133,10 +107,15 @@ class Population:
         return {name: p[k].astype(np.float64) for name, p in self.params.items()}
 
     def member_state(self, k):
-        """Member k's parameters and Adam state in the layout of NumpyBackend.state_dict(), so a
-        member's checkpoint resumes as a single run and a single run's as a member."""
-        return adam_checkpoint(self.optimizers[self._check_member(k)])
+        """Member k's parameters and Adam state in the checkpoint layout (members.pack_state), so
+        a member's checkpoint resumes as a single run and a single run's as a member."""
+        opt = self.optimizers[self._check_member(k)]
+        return pack_state(opt.params, opt.m, opt.v, opt.t)
 
     def load_member_state(self, k, state):
-        """Set member k from a state dict of NumpyBackend.state_dict()'s layout."""
-        load_adam_checkpoint(self.optimizers[self._check_member(k)], state)
+        """Set member k from a state dict in the checkpoint layout."""
+        opt = self.optimizers[self._check_member(k)]
+        params, m, v, t = unpack_state(state, PARAM_NAMES)
+        for name, p in opt.params.items():
+            p[...] = params[name]               # in place: views of the stacked arrays
+        opt.load_state_dict({"t": t, "m": m, "v": v})

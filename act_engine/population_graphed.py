@@ -7,12 +7,12 @@
 CUDA device (``graph_step_for``).
 
 Eager, one step of a population is thousands of small kernels and a host sync after every ponder
-step. Here the step is two CUDA graphs (act_torch.graphed):
+step. Here the step is two CUDA graphs (act_engine.graphed):
 
 1. forward with a fixed budget of ponder steps (``Population.forward(x, ponder_steps)``, no host
    sync), the loss of eq. (12) (act_torch.losses) and the gradients, written into buffers that
    this object keeps;
-2. the per-member Adam update (act_torch.adam, the update of ``Population._adam``) from those
+2. the per-member Adam update (act_engine.adam, the update of ``Population._adam``) from those
    buffers, its per-member factors copied in before every replay.
 
 Between them one host sync reads ``complete``. When some member's row needed more ponder steps
@@ -28,7 +28,7 @@ import torch
 
 from . import adam
 from .graphed import BudgetedGraph, CapturedGraph
-from .losses import act_loss, loss_inputs, statistics
+from act_torch.losses import act_loss, loss_inputs, statistics
 
 
 def graph_step_for(population, graphed=None):

@@ -1,6 +1,6 @@
 """A population: K ACT networks of one shape trained as one program, their parameters stacked.
 
-    pop = Population([config_0, config_1, ...])      # training configs (act_experiments.training)
+    pop = Population(configs, inits, loss="sigmoid", heads=1)   # K members
     stats = pop.train_step(x, y, mask)               # x (K, B, T, D): one batch per member
 
 Training many small networks one at a time wastes the machine: every operation is a tiny matrix
@@ -8,15 +8,14 @@ product, or on a GPU a tiny kernel launch. Stacking the K networks of a sweep on
 turns K products of (B, H) x (H, G) into one batched product of (K, B, H) x (K, H, G), so the
 whole population takes one step for about the price of a few networks.
 
-Each member keeps everything that makes it its own run: its seed (initial parameters, through
-``training.init_parameters``), time penalty tau, halting threshold epsilon, cap M (a no-ACT
+Each member keeps everything that makes it its own run: its initial parameters (from its seed), time penalty tau, halting threshold epsilon, cap M (a no-ACT
 baseline is the member with M = 1), halting bias and learning rate. What the members share is
 the shape of the computation: task and task options, cell, hidden size, batch size, dtype and
 device. Halting, masks and ponder cost are per member and per sequence, exactly as in a single
 run; the ponder loop goes on while any row of any member is still running, and the steps a row
-takes after it halted get weight p = 0, as in ``act.act_forward``.
+takes after it halted get weight p = 0, as in ``act_torch.act.act_forward``.
 
-Member k trained here follows the same run trained alone by ``act_torch.train.TorchBackend``:
+Member k trained here follows the same run trained alone (``act_experiments.backends.TorchBackend``):
 the same forward (eqs 3-13), the same loss (eq. 12, batch means) and torch's Adam, written out
 on the stacked tensors so that every member keeps its own learning rate. In float64 the two
 agree to rounding (tests/test_population.py).
@@ -25,41 +24,42 @@ agree to rounding (tests/test_population.py).
 import numpy as np
 import torch
 
-from act_experiments import training
 from act_numpy.params import PARAM_NAMES
-from act_numpy.population import SHARED as SHAPE, check_member, check_members
+from act_torch.losses import act_loss, loss_inputs, statistics
 
-from . import adam
-from .act import ponder_fixed_steps, ponder_until_halted
-from .losses import act_loss, loss_inputs, statistics
+from . import adam, members
+from .members import check_member, check_members, pack_state, unpack_state
 from .population_graphed import graph_step_for
+from .torch_act import ponder_fixed_steps, ponder_until_halted
 
 # what the members must share: the shape of the computation (as in NumPy) and the device
-SHARED = SHAPE + ("device",)
+SHARED = members.SHARED + ("device",)
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
 class Population:
-    """K networks and their Adam states on stacked tensors, built from K training configs.
+    """K networks and their Adam states on stacked tensors.
 
-    configs: full configs (``training.make_config``) that agree on SHARED. params[name] is
-    (K, *shape of the single network's parameter), e.g. W_s (K, H, G).
+    configs: K training configs that agree on SHARED; each gives its member's epsilon,
+    max_ponder (the cap M), tau and lr. inits: K dicts of initial parameters (float64 NumPy, the
+    single network's shapes). loss, heads: the read-out's loss ("sigmoid" or "softmax") and its
+    number of softmax groups. params[name] is (K, *shape of the single network's parameter),
+    e.g. W_s (K, H, G). graphed: see population_graphed.graph_step_for.
     """
 
     name = "torch"
 
-    def __init__(self, configs, graphed=None):
+    def __init__(self, configs, inits, *, loss, heads, graphed=None):
         configs = check_members(configs, SHARED)
         first = configs[0]
         self.K = len(configs)
         self.cell = first["cell"]
-        _, _, self.loss_kind, self.heads = training.model_sizes(first)
+        self.loss_kind, self.heads = loss, heads
         device = first.get("device", "cpu")
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device, self.dtype = torch.device(device), DTYPES[first["dtype"]]
         as_t = dict(dtype=self.dtype, device=self.device)
-        inits = [training.init_parameters(c) for c in configs]       # float64 NumPy, as TorchBackend
         self.params = {k: torch.tensor(np.stack([p[k] for p in inits]), **as_t).requires_grad_()
                        for k in PARAM_NAMES}
         column = (self.K, 1, 1)
@@ -71,7 +71,7 @@ class Population:
         self.adam_t = np.zeros(self.K, dtype=np.int64)
         self.adam_m = {k: torch.zeros_like(p) for k, p in self.params.items()}
         self.adam_v = {k: torch.zeros_like(p) for k, p in self.params.items()}
-        # graphed: the training step as CUDA graphs (act_torch.population_graphed); None: on CUDA
+        # graphed: the training step as CUDA graphs (act_engine.population_graphed); None: on CUDA
         self.graph_step = graph_step_for(self, graphed)
 
     # -----------------------------------------------------------------------------------------
@@ -138,7 +138,7 @@ class Population:
     @torch.no_grad()
     def _adam(self):
         """torch.optim.Adam's update (its defaults), every member with its own learning rate and
-        step count (act_torch.adam: the factors on the host in float64, then the update in place)."""
+        step count (act_engine.adam: the factors on the host in float64, then the update in place)."""
         self.adam_t += 1
         step_size, root = adam.factors(self.adam_t, self.lr.numpy())
         as_t = dict(dtype=self.dtype, device=self.device)
@@ -152,23 +152,21 @@ class Population:
         return {name: p[k].detach().cpu().numpy().astype(np.float64) for name, p in self.params.items()}
 
     def member_state(self, k):
-        """Member k's parameters and Adam state in the layout of TorchBackend.state_dict(), so a
-        member's checkpoint resumes as a single run and a single run's as a member."""
+        """Member k's parameters and Adam state in the checkpoint layout (members.pack_state), so
+        a member's checkpoint resumes as a single run and a single run's as a member."""
         k = check_member(k, self.K)
-        state = {"adam_t": np.array(int(self.adam_t[k]))}
-        for name, p in self.params.items():
-            state[f"param/{name}"] = p[k].detach().cpu().numpy().copy()
-            state[f"adam_m/{name}"] = self.adam_m[name][k].cpu().numpy().copy()
-            state[f"adam_v/{name}"] = self.adam_v[name][k].cpu().numpy().copy()
-        return state
+        def row_k(tensors):
+            return {name: tensors[name][k].detach().cpu().numpy() for name in PARAM_NAMES}
+        return pack_state(row_k(self.params), row_k(self.adam_m), row_k(self.adam_v), self.adam_t[k])
 
     def load_member_state(self, k, state):
-        """Set member k from a state dict of TorchBackend.state_dict()'s layout."""
+        """Set member k from a state dict in the checkpoint layout."""
         k = check_member(k, self.K)
         as_t = dict(dtype=self.dtype, device=self.device)
+        params, m, v, t = unpack_state(state, PARAM_NAMES)
         with torch.no_grad():
             for name, p in self.params.items():
-                p[k].copy_(torch.as_tensor(state[f"param/{name}"], **as_t))
-                self.adam_m[name][k].copy_(torch.as_tensor(state[f"adam_m/{name}"], **as_t))
-                self.adam_v[name][k].copy_(torch.as_tensor(state[f"adam_v/{name}"], **as_t))
-        self.adam_t[k] = int(state["adam_t"])
+                p[k].copy_(torch.as_tensor(params[name], **as_t))
+                self.adam_m[name][k].copy_(torch.as_tensor(m[name], **as_t))
+                self.adam_v[name][k].copy_(torch.as_tensor(v[name], **as_t))
+        self.adam_t[k] = t

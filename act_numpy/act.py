@@ -17,11 +17,9 @@ for all rows and rows that have already halted get weight p = 0 (a mask, not a P
 rows). The loop over n stops as soon as every row has halted.
 
 act_forward and act_backward check their arguments and call forward_pass and backward_pass,
-which do the work. Those two also accept leading axes in front of every array: K networks of
-one shape stacked, x (K, B, T, D) and W_s (K, H, G), which is how ``population.py`` trains K
-networks as one program. Every product below is written so that it reads the same either way:
-``a.mT`` is the transpose of the last two axes (``.T`` of every matrix in a stack), and ``_rows``
-merges two axes of rows so that one product serves a whole (B, T) or (n, B) block.
+which do the work for one network. (The engine, ``act_engine.numpy_act``, runs the same
+equations for K networks stacked on a leading axis; this file is the reference it is checked
+against.)
 """
 
 from typing import NamedTuple
@@ -36,9 +34,8 @@ from .params import PARAM_NAMES, check_inputs
 class PonderSteps(NamedTuple):
     """What the ponder steps of one input step t leave for the backward pass.
 
-    The arrays stack the steps n = 1 .. n_t on the axis before the rows (n_t: the most steps
-    any row took; rows that halted earlier have p = 0 there). Shapes for one network; a
-    population's K comes first. ``st.h`` and ``st["h"]`` are the same field.
+    The arrays stack the steps n = 1 .. n_t on the first axis (n_t: the most steps any row
+    took; rows that halted earlier have p = 0 there). Read a field by name: ``st.h``, ``st.p``.
     """
 
     s_in: np.ndarray    # (n_t, B, H) state entering step n (the LSTM's h); s_{t-1} at n = 1, eq. (3)
@@ -48,9 +45,6 @@ class PonderSteps(NamedTuple):
     p: np.ndarray       # (n_t, B) halting weights p^n, eqs (6) and (8)
     cell: list          # n_t caches of the cell's forward, for its backward (cells.py)
 
-    def __getitem__(self, key):
-        # by name as well as by position: the notebooks read st["h"], st["s"], ...
-        return getattr(self, key) if isinstance(key, str) else tuple.__getitem__(self, key)
 
 
 def real_array(name, value, dtype=None):
@@ -82,16 +76,6 @@ def _prepare(x, params, cell, epsilon, max_ponder):
     return x, {k: real_array(f"params[{k!r}]", params[k], x.dtype) for k in PARAM_NAMES}
 
 
-def _rows(a):
-    """(..., A, B, F) -> (..., A * B, F): two axes of rows as one, for a single matrix product."""
-    return a.reshape(a.shape[:-3] + (-1, a.shape[-1]))
-
-
-def _all_rows(arrays):
-    """The rows of several (..., A, B, F) arrays one after another: (..., sum of A * B, F)."""
-    return np.concatenate([_rows(a) for a in arrays], axis=-2)
-
-
 # ---------------------------------------------------------------------------------------------
 # Forward
 # ---------------------------------------------------------------------------------------------
@@ -109,31 +93,26 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100):
 
 
 def forward_pass(x, P, cell, epsilon, max_ponder):
-    """act_forward on checked arrays, which may carry leading axes (K networks stacked).
-
-    x (..., B, T, D); P: the seven parameters, each (..., *its shape in params.py); epsilon and
-    max_ponder: numbers, or arrays that broadcast against the rows (..., B), e.g. (K, 1).
-    Returns y (..., B, T, O), N (..., B, T), R (..., B, T) and the cache, as act_forward.
-    """
-    *lead, B, T, D = x.shape
-    H = P["W_s"].shape[-2]
-    W_in, w_flag = P["W_x"][..., :D, :], P["W_x"][..., D, :]   # x~ W_x = x W_in + flag * w_flag
+    """act_forward on checked arrays: x (B, T, D), P the seven parameters (params.py)."""
+    B, T, D = x.shape
+    H = P["W_s"].shape[0]
+    W_in, w_flag = P["W_x"][:D], P["W_x"][D]          # x~ W_x = x W_in + flag * w_flag
     # the input's part of eq. (3) and the bias, for every t at once: the same for every n
-    xW = (_rows(x) @ W_in + P["b_s"][..., None, :]).reshape(*lead, B, T, -1)
+    xW = (x.reshape(B * T, D) @ W_in + P["b_s"]).reshape(B, T, -1)
 
-    zeros = np.zeros((*lead, B, H), dtype=x.dtype)
+    zeros = np.zeros((B, H), dtype=x.dtype)
     state = zeros if cell == "rnn" else (zeros, zeros)   # initial state: zeros
-    S = np.empty((*lead, B, T, H), dtype=x.dtype)        # mean-field state per input step, eq. (9)
-    N = np.zeros((*lead, B, T), dtype=np.int64)
-    R = np.zeros((*lead, B, T), dtype=x.dtype)
+    S = np.empty((B, T, H), dtype=x.dtype)               # mean-field state per input step, eq. (9)
+    N = np.zeros((B, T), dtype=np.int64)
+    R = np.zeros((B, T), dtype=x.dtype)
     steps = []
     for t in range(T):
-        state, st, N[..., t], R[..., t] = ponder(xW[..., t, :], w_flag, state, P, cell, epsilon, max_ponder)
-        S[..., t, :] = state if cell == "rnn" else state[0]
+        state, st, N[:, t], R[:, t] = ponder(xW[:, t], w_flag, state, P, cell, epsilon, max_ponder)
+        S[:, t] = state if cell == "rnn" else state[0]
         steps.append(st)
 
     # eq. (9): y_t = sum_n p^n y^n, which is W_y s_t + b_y by linearity
-    y = (_rows(S) @ P["W_y"] + P["b_y"][..., None, :]).reshape(*lead, B, T, -1)
+    y = (S.reshape(B * T, H) @ P["W_y"] + P["b_y"]).reshape(B, T, -1)
     cache = {"x": x, "P": P, "cell": cell, "S": S, "N": N, "steps": steps}
     return y, N, R, cache
 
@@ -141,17 +120,17 @@ def forward_pass(x, P, cell, epsilon, max_ponder):
 def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
     """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
 
-    xW_t (..., B, G): x_t W_in + b_s; w_flag (..., G): the flag's row of W_x; state: s_{t-1},
-    (..., B, H) or for the LSTM the pair (h, c). Steps run while any row is still running.
-    Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps, N (..., B) and R (..., B).
+    xW_t (B, G): x_t W_in + b_s; w_flag (G,): the flag's row of W_x; state: s_{t-1}, (B, H) or
+    for the LSTM the pair (h, c). Steps run while any row is still running.
+    Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps, N (B,) and R (B,).
     """
     lstm = cell == "lstm"
     cell_forward = lstm_forward if lstm else rnn_forward
-    rows = xW_t.shape[:-1]
-    cum = np.zeros(rows, dtype=xW_t.dtype)
-    running = np.ones(rows, dtype=bool)
-    N = np.zeros(rows, dtype=np.int64)
-    R = np.zeros(rows, dtype=xW_t.dtype)
+    B = xW_t.shape[0]
+    cum = np.zeros(B, dtype=xW_t.dtype)
+    running = np.ones(B, dtype=bool)
+    N = np.zeros(B, dtype=np.int64)
+    R = np.zeros(B, dtype=xW_t.dtype)
     mean_s = np.zeros_like(state[0] if lstm else state)           # s_t, eq. (9)
     mean_c = np.zeros_like(mean_s) if lstm else None              # c_t of the LSTM
     taken = []          # per ponder step: (s_in, s, c, h, p, cell cache)
@@ -161,22 +140,21 @@ def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
         s_prev = prev[0] if lstm else prev
         z = xW_t + s_prev @ P["W_s"]                             # eq. (3): S(s^{n-1}, x^n)
         if n == 1:
-            z = z + w_flag[..., None, :]                         # the flag delta_{n,1} = 1
+            z = z + w_flag                                       # the flag delta_{n,1} = 1
         new, cell_cache = cell_forward(z, prev)
         s_new = new[0] if lstm else new
-        h = sigmoid(s_new @ P["W_h"] + P["b_h"][..., None, :])[..., 0]   # eq. (5), from the new state
+        h = sigmoid(s_new @ P["W_h"] + P["b_h"])[:, 0]           # eq. (5), from the new state
         p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
-        mean_s += p[..., None] * s_new                           # eq. (9): s_t = sum_n p^n s^n
+        mean_s += p[:, None] * s_new                             # eq. (9): s_t = sum_n p^n s^n
         if lstm:
-            mean_c += p[..., None] * new[1]
+            mean_c += p[:, None] * new[1]
         N[halt] = n
         R[halt] = p[halt]                                        # eq. (8): R(t) = p^N
         taken.append((s_prev, s_new, new[1] if lstm else None, h, p, cell_cache))
         prev = new
     s_in, s, c, h, p, caches = zip(*taken)
-    st = PonderSteps(s_in=np.stack(s_in, axis=-3), s=np.stack(s, axis=-3),
-                     c=np.stack(c, axis=-3) if lstm else None, h=np.stack(h, axis=-2),
-                     p=np.stack(p, axis=-2), cell=list(caches))
+    st = PonderSteps(s_in=np.stack(s_in), s=np.stack(s), c=np.stack(c) if lstm else None,
+                     h=np.stack(h), p=np.stack(p), cell=list(caches))
     return ((mean_s, mean_c) if lstm else mean_s), st, N, R
 
 
@@ -206,84 +184,90 @@ def act_backward(dy, dponder, cache):
 
 
 def backward_pass(dy, dponder, cache):
-    """act_backward on checked arrays, which may carry the leading axes of forward_pass.
+    """act_backward on checked arrays: dy (B, T, O), dponder (B, T).
 
-    dy (..., B, T, O); dponder (..., B, T). Returns the gradients of every parameter and of x,
-    each with the shape of what it is the gradient of.
+    Returns the gradients of every parameter and of x, each with the shape of what it is the
+    gradient of.
     """
     x, P, cell, S, N, steps = (cache[k] for k in ("x", "P", "cell", "S", "N", "steps"))
-    *lead, B, T, D = x.shape
-    H, G = P["W_s"].shape[-2:]
+    B, T, D = x.shape
+    H, G = P["W_s"].shape
+    O = dy.shape[-1]
     g = {}
 
-    # the output, y_t = W_y s_t + b_y (eq. 9)
-    g["W_y"] = _rows(S).mT @ _rows(dy)
-    g["b_y"] = dy.sum(axis=(-3, -2))
-    dS = (_rows(dy) @ P["W_y"].mT).reshape(S.shape)            # dL/ds_t through the output
+    # the output, y_t = W_y s_t + b_y (eq. 9): the affine layer's backward, B * T rows at once
+    S_rows, dy_rows = S.reshape(B * T, H), dy.reshape(B * T, O)
+    g["W_y"] = S_rows.T @ dy_rows
+    g["b_y"] = dy_rows.sum(axis=0)
+    dS = (dy_rows @ P["W_y"].T).reshape(B, T, H)                # dL/ds_t through the output
 
-    dZ = np.empty((*lead, B, T, G), dtype=x.dtype)   # per input step, sum over n of dL/dz^n
-    dflag = np.zeros((*lead, G), dtype=x.dtype)
-    ds_next = np.zeros((*lead, B, H), dtype=x.dtype)   # dL/ds_t arriving from step t + 1
-    dc_next = np.zeros((*lead, B, H), dtype=x.dtype)   # the same for the LSTM's c_t
-    dz_of, dzh_of = [None] * T, [None] * T      # per input step: dL/dz^n and dL/dz_h^n
+    dZ = np.empty((B, T, G), dtype=x.dtype)   # per input step, sum over n of dL/dz^n
+    dflag = np.zeros(G, dtype=x.dtype)
+    ds_next = np.zeros((B, H), dtype=x.dtype)   # dL/ds_t arriving from step t + 1
+    dc_next = np.zeros((B, H), dtype=x.dtype)   # the same for the LSTM's c_t
+    dz_of, dzh_of = [None] * T, [None] * T      # per input step: dL/dz^n (n_t, B, G), dL/dz_h^n (n_t, B)
     for t in reversed(range(T)):
         st = steps[t]
-        ds_mean = dS[..., t, :] + ds_next                       # the whole gradient on s_t
-        dzh_of[t] = halting_gradient(ds_mean, dc_next, dponder[..., t], N[..., t], st)
+        ds_mean = dS[:, t] + ds_next                            # the whole gradient on s_t
+        dzh_of[t] = halting_gradient(ds_mean, dc_next, dponder[:, t], N[:, t], st)
         dz_of[t], ds_next, dc_next = ponder_backward(ds_mean, dc_next, dzh_of[t], st, P, cell)
-        dZ[..., t, :] = dz_of[t].sum(axis=-3)
-        dflag += dz_of[t][..., 0, :, :].sum(axis=-2)            # the flag is 1 only at n = 1
+        dZ[:, t] = dz_of[t].sum(axis=0)
+        dflag += dz_of[t][0].sum(axis=0)                        # the flag is 1 only at n = 1
 
-    # every ponder step of every input step used the same W_s, W_h and b_h: one product over
-    # all their rows adds up their gradients
-    g["W_s"] = _all_rows(st.s_in for st in steps).mT @ _all_rows(dz_of)
-    dzh = _all_rows(d[..., None] for d in dzh_of)
-    g["W_h"] = _all_rows(st.s for st in steps).mT @ dzh
-    g["b_h"] = dzh.sum(axis=-2)
+    # every ponder step of every input step used the same W_s, W_h and b_h, so their gradients
+    # add up over all of them: one product over the rows (n, b) of every step, dW = a.T @ dz
+    s_in = np.concatenate([st.s_in.reshape(-1, H) for st in steps])      # (rows, H)
+    s_out = np.concatenate([st.s.reshape(-1, H) for st in steps])        # (rows, H)
+    dz = np.concatenate([d.reshape(-1, G) for d in dz_of])               # (rows, G)
+    dzh = np.concatenate([d.reshape(-1, 1) for d in dzh_of])             # (rows, 1)
+    g["W_s"] = s_in.T @ dz
+    g["W_h"] = s_out.T @ dzh
+    g["b_h"] = dzh.sum(axis=0)
 
     # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s
-    g["b_s"] = dZ.sum(axis=(-3, -2))
-    g["W_x"] = np.concatenate([_rows(x).mT @ _rows(dZ), dflag[..., None, :]], axis=-2)
-    g["x"] = (_rows(dZ) @ P["W_x"][..., :D, :].mT).reshape(x.shape)
+    x_rows, dZ_rows = x.reshape(B * T, D), dZ.reshape(B * T, G)
+    g["b_s"] = dZ_rows.sum(axis=0)
+    g["W_x"] = np.concatenate([x_rows.T @ dZ_rows, dflag[None, :]])
+    g["x"] = (dZ_rows @ P["W_x"][:D].T).reshape(B, T, D)
     return g
 
 
 def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):
     """dL/d(W_h s^n + b_h) for every ponder step of one input step: eqs (16)-(20), then eq. (5).
 
-    ds_mean (..., B, H) = dL/ds_t, dc_mean the same for the LSTM's c_t (unused for the RNN);
-    dponder_t (..., B) = dL/drho_t; N_t (..., B); st: the step's PonderSteps.
-    Returns dzh (..., n_t, B), zero from each row's halting step N on.
+    ds_mean (B, H) = dL/ds_t, dc_mean the same for the LSTM's c_t (unused for the RNN);
+    dponder_t (B,) = dL/drho_t; N_t (B,); st: the step's PonderSteps.
+    Returns dzh (n_t, B), zero from each row's halting step N on.
     """
     # eq. (17): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
-    dp = np.einsum("...nbh,...bh->...nb", st.s, ds_mean)
+    dp = (st.s * ds_mean).sum(axis=-1)                           # (n_t, B)
     if st.c is not None:
-        dp += np.einsum("...nbh,...bh->...nb", st.c, dc_mean)
-    # eqs (18)-(20), in halting.py's layout (ponder steps last); R = p^N takes dponder too
-    dh = halting_backward(dp.swapaxes(-1, -2), dponder_t, N_t).swapaxes(-1, -2)
+        dp += (st.c * dc_mean).sum(axis=-1)
+    # eqs (18)-(20), in halting.py's layout (B, n_t); R = p^N takes dponder too
+    dh = halting_backward(dp.T, dponder_t, N_t).T
     return dh * st.h * (1.0 - st.h)                              # through the sigmoid of eq. (5)
 
 
 def ponder_backward(ds_mean, dc_mean, dzh, st, P, cell):
     """Back through the cells of one input step's ponder steps, last to first (eq. 3).
 
-    ds_mean, dc_mean (..., B, H): dL/ds_t and dL/dc_t; dzh (..., n_t, B) from halting_gradient.
-    Returns dz (..., n_t, B, G) = dL/dz^n for every step, and dL/ds_{t-1}, dL/dc_{t-1} (..., B, H):
+    ds_mean, dc_mean (B, H): dL/ds_t and dL/dc_t; dzh (n_t, B) from halting_gradient.
+    Returns dz (n_t, B, G) = dL/dz^n for every step, and dL/ds_{t-1}, dL/dc_{t-1} (B, H):
     step 1 read the mean-field state of t - 1.
     """
-    w_h = P["W_h"][..., None, :, 0]                              # (..., 1, H)
+    w_h = P["W_h"][:, 0]                                         # (H,)
     ds_chain = np.zeros_like(ds_mean)    # dL/ds^n arriving from step n + 1
     dc_chain = np.zeros_like(ds_mean)
-    dz = [None] * st.p.shape[-2]
+    dz = [None] * len(st.p)
     # rows that halted before step n have p^n = 0 and dzh^n = 0 there, so their gradient is
     # exactly zero without any special case
     for n in reversed(range(len(dz))):
-        p_n = st.p[..., n, :, None]
+        p_n = st.p[n][:, None]
         # s^n feeds the mean field (eq. 9), its halting unit (eq. 5) and step n + 1 (eq. 3)
-        ds = p_n * ds_mean + dzh[..., n, :, None] * w_h + ds_chain
+        ds = p_n * ds_mean + dzh[n][:, None] * w_h + ds_chain
         if cell == "rnn":
             dz[n] = rnn_backward(ds, st.cell[n])
         else:
             dz[n], dc_chain = lstm_backward((ds, p_n * dc_mean + dc_chain), st.cell[n])
-        ds_chain = dz[n] @ P["W_s"].mT
-    return np.stack(dz, axis=-3), ds_chain, dc_chain
+        ds_chain = dz[n] @ P["W_s"].T
+    return np.stack(dz), ds_chain, dc_chain

@@ -3,9 +3,8 @@
 This module knows nothing about cells or weights: it only turns a sequence of halting values
 into N(t), R(t) and p, which makes it easy to test against hand-worked cases.
 
-Arrays are batch-first with the ponder step last: ``h (B, n_steps)``. Leading axes pass through
-(a population of K networks sends ``(K, B)`` rows), and epsilon and the cap M may then be arrays
-that broadcast against the rows, one value per network: ``(K, 1)``.
+Arrays are batch-first with the ponder step last: ``h (B, n_steps)``; epsilon and the cap M are
+numbers.
 """
 
 import numpy as np
@@ -20,9 +19,7 @@ def halting_step(h, cum, running, n, epsilon, max_ponder):
     Returns p (B,) the weight p^n (0 for rows that halted earlier), halt (B,) bool marking
     rows whose N(t) is n, and the updated ``cum`` and ``running``.
     """
-    # 1 - epsilon in h's dtype, as NumPy rounds a plain number: per-network arrays of epsilon
-    # then halt exactly where a single number does, in float32 too
-    threshold = np.asarray(1.0 - epsilon).astype(h.dtype)
+    threshold = h.dtype.type(1.0 - epsilon)       # compared in h's dtype, float32 too
     # eq. (7) with the cap of eq. (13): stop at the first n where the sum reaches 1 - epsilon
     halt = running & ((cum + h >= threshold) | (n >= max_ponder))
     # eq. (6): p^n = h^n before the halting step, p^N = R(t) = 1 - sum_{k<N} h^k (eq. 8)

@@ -5,7 +5,7 @@
 ``python -m act_torch.check`` compares it with the NumPy reference on the best available device.
 """
 
-from .act import act_forward, act_forward_fixed_steps, halting_distribution
+from .act import act_forward, halting_distribution, ponder_step
 from .module import ACT, module_to_params, params_to_module
 
-__all__ = ["ACT", "act_forward", "act_forward_fixed_steps", "halting_distribution", "module_to_params", "params_to_module"]
+__all__ = ["ACT", "act_forward", "halting_distribution", "module_to_params", "params_to_module", "ponder_step"]

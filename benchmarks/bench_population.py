@@ -6,7 +6,7 @@
 
 Two engines, PyTorch and NumPy. "Alone" is K training steps of the engine's backend in turn
 (TorchBackend or NumpyBackend: what a sweep worker does today, one run after another);
-"population" is one step of the engine's Population (act_torch.population, act_numpy.population)
+"population" is one step of the engine's Population (act_engine.torch_population, act_engine.numpy_population)
 holding the same K networks. All do the same work: each network takes one Adam step on its own
 batch. Every input takes about --ponder ponder steps (W_h = 0 and the halting bias set as in
 bench_act.py, so the halting units are constant until training moves them). Process CPU time.
@@ -16,7 +16,7 @@ of the four rates against PyTorch alone.
 With --device cuda the table compares, in wall-clock time with the GPU synchronised after every
 call: the NumPy population on the CPU (the CPU's best engine), PyTorch alone on CUDA (eager),
 the torch population on CUDA eager (graphed=False) and the torch population replayed as CUDA
-graphs (act_torch.population_graphed); the last column is the graphed population against the
+graphs (act_engine.population_graphed); the last column is the graphed population against the
 NumPy population.
 """
 
@@ -27,9 +27,9 @@ import numpy as np
 import torch
 
 from act_experiments import tasks, training
-from act_numpy.population import Population as NumpyPopulation
+from act_experiments.populations import NumpyPopulation
 from act_numpy.train import NumpyBackend
-from act_torch.population import Population as TorchPopulation
+from act_experiments.populations import TorchPopulation as Population as TorchPopulation
 from act_torch.train import TorchBackend
 from bench_act import halting_bias_for
 

@@ -17,7 +17,7 @@ lr 1e-5 so that N stays where it started over the hundreds of steps timed.
 
 Backends: numpy (act_numpy forward, hand-written backward, act_numpy.optim.Adam); cpu and cuda
 (act_torch.act_forward, autograd, fused torch.optim.Adam); cuda-fixed (a fixed budget of K
-ponder steps, no sync inside the loop); cuda-graph (act_torch.graphed: forward + backward
+ponder steps, no sync inside the loop); cuda-graph (act_engine.graphed: forward + backward
 replayed as one CUDA graph); cuda-compile (torch.compile, mode "reduce-overhead"). K is the
 longest N at the start plus 1; the fixed-step variants check every step that no row needed more.
 
@@ -49,8 +49,8 @@ from act_numpy.act import act_backward, act_forward  # noqa: E402
 from act_numpy.losses import sigmoid_cross_entropy  # noqa: E402
 from act_numpy.optim import Adam  # noqa: E402
 from act_numpy.params import init_params  # noqa: E402
-from act_torch.act import act_forward_fixed_steps  # noqa: E402
-from act_torch.graphed import CUDAGraphTrainStep  # noqa: E402
+from act_engine.torch_act import act_forward_fixed_steps  # noqa: E402
+from act_engine.graphed import CUDAGraphTrainStep  # noqa: E402
 from act_torch.module import ACT  # noqa: E402
 
 SIZES = {  # name: (cell, B, T, D, H, O)
@@ -156,7 +156,7 @@ class FixedStepsStep(TorchStep):
 
 
 class GraphStep(TorchStep):
-    """The whole forward + backward replayed as one CUDA graph (act_torch.graphed)."""
+    """The whole forward + backward replayed as one CUDA graph (act_engine.graphed)."""
 
     def __init__(self, size, N_target, dtype, device):
         super().__init__(size, N_target, dtype, device)

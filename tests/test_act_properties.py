@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from act_numpy.act import act_backward, act_forward, backward_pass, forward_pass
+from act_numpy.act import act_backward, act_forward
 from act_numpy.halting import halting_weights
 from conftest import make_problem
 
@@ -71,25 +71,3 @@ def test_max_ponder_one_is_one_update_per_input():
     x, params, _, _ = make_problem("lstm", halting_bias=-3.0)
     y, N, R, _ = act_forward(x, params, cell="lstm", max_ponder=1)
     assert np.all(N == 1) and np.allclose(R, 1.0)
-
-
-@pytest.mark.parametrize("cell", ["rnn", "lstm"])
-def test_stacked_networks_are_each_their_own(cell):
-    """forward_pass/backward_pass on K networks stacked on a leading axis, each with its own epsilon
-    and cap M, give every network exactly what act_forward/act_backward give it alone."""
-    problems = [make_problem(cell, seed=k, halting_bias=-1.0) for k in range(3)]
-    epsilon, max_ponder = np.array([[0.01], [0.2], [0.05]]), np.array([[100], [4], [1]])
-    x = np.stack([p[0] for p in problems])
-    P = {name: np.stack([p[1][name] for p in problems]) for name in problems[0][1]}
-    dy, dponder = np.stack([p[2] for p in problems]), np.stack([p[3] for p in problems])
-    y, N, R, cache = forward_pass(x, P, cell, epsilon, max_ponder)
-    grads = backward_pass(dy, dponder, cache)
-    assert len({int(n.max()) for n in N}) > 1        # the members ponder differently
-    for k, (xk, params, dyk, dpk) in enumerate(problems):
-        yk, Nk, Rk, cache_k = act_forward(xk, params, cell=cell, epsilon=float(epsilon[k, 0]),
-                                          max_ponder=int(max_ponder[k, 0]))
-        np.testing.assert_array_equal(N[k], Nk)
-        np.testing.assert_allclose(y[k], yk, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(R[k], Rk, rtol=1e-12, atol=1e-14)
-        for name, g in act_backward(dyk, dpk, cache_k).items():
-            np.testing.assert_allclose(grads[name][k], g, rtol=1e-10, atol=1e-13, err_msg=name)

@@ -103,15 +103,13 @@ def test_flag_is_appended_and_set_on_the_first_step_only():
 
 
 @pytest.mark.parametrize("cell", ["rnn", "lstm"])
-def test_ponder_steps_are_named_and_read_by_name_too(cell):
-    """The cache of an input step is a PonderSteps: fields by name (st.p), or st["p"] as the notebooks
-    write it; every array stacks the ponder steps first, as many as the slowest row took."""
+def test_ponder_steps_are_named(cell):
+    """The cache of an input step is a PonderSteps, read by field name (st.p); every array stacks
+    the ponder steps first, as many as the slowest row took."""
     x, params, _, _ = make_problem(cell, B=4, T=2, halting_bias=-1.0)
     _, N, _, cache = act_forward(x, params, cell=cell)
     for t, st in enumerate(cache["steps"]):
         n_t, B, H = int(N[:, t].max()), 4, params["W_s"].shape[0]
         assert st.s.shape == st.s_in.shape == (n_t, B, H) and st.h.shape == st.p.shape == (n_t, B)
         assert len(st.cell) == n_t and (st.c is None) == (cell == "rnn")
-        for name in st._fields:
-            assert st[name] is getattr(st, name)
-        assert st[0] is st.s_in                 # still a tuple by position
+        assert st._fields == ("s_in", "s", "c", "h", "p", "cell")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from act_experiments import tasks, training
-from act_numpy.population import Population
+from act_experiments.populations import NumpyPopulation as Population
 from act_numpy.train import NumpyBackend
 
 TASKS = {
@@ -128,9 +128,10 @@ def test_member_state_resumes_as_a_single_run_and_back():
 
 
 def torch_engine():
-    torch_population = pytest.importorskip("act_torch.population")
+    pytest.importorskip("torch")
+    from act_experiments.populations import TorchPopulation
     from act_torch.train import TorchBackend
-    return torch_population.Population, TorchBackend
+    return TorchPopulation, TorchBackend
 
 
 @pytest.mark.parametrize("engine", ["numpy", "torch"])

@@ -6,7 +6,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from act_experiments import tasks, training  # noqa: E402
-from act_torch.population import Population  # noqa: E402
+from act_experiments.populations import TorchPopulation as Population  # noqa: E402
 from act_torch.train import TorchBackend  # noqa: E402
 
 TASKS = {

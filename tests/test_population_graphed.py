@@ -1,6 +1,6 @@
 """The population's fixed-budget forward and its graphed training step equal the eager ones.
 
-On the CPU the graphs are stood in for by act_torch.graphed.Rerun (replay = call again), which
+On the CPU the graphs are stood in for by act_engine.graphed.Rerun (replay = call again), which
 runs all the control flow around them: budgets, the check of ``complete``, the exact fallback,
 the recapture, the Adam factors. The test with real CUDA graphs is skipped without a GPU.
 """
@@ -12,9 +12,9 @@ torch = pytest.importorskip("torch")
 
 from act_experiments import tasks, training  # noqa: E402
 from act_numpy.params import PARAM_NAMES  # noqa: E402
-from act_torch.graphed import Rerun  # noqa: E402
-from act_torch.population import Population  # noqa: E402
-from act_torch.population_graphed import PopulationGraphStep, graph_step_for  # noqa: E402
+from act_engine.graphed import Rerun  # noqa: E402
+from act_experiments.populations import TorchPopulation as Population  # noqa: E402
+from act_engine.population_graphed import PopulationGraphStep, graph_step_for  # noqa: E402
 from act_torch.train import TorchBackend  # noqa: E402
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 
 from act_experiments import training  # noqa: E402
 from conftest import Interrupted, crashing  # noqa: E402
-from act_torch.population import Population  # noqa: E402
+from act_experiments.populations import TorchPopulation as Population  # noqa: E402
 from act_torch.train import TorchBackend  # noqa: E402
 
 TASKS = {

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from act_numpy.act import act_forward as np_act_forward
 from act_numpy.params import PARAM_NAMES, init_params
 from act_torch import ACT, act_forward, halting_distribution, module_to_params, params_to_module
-from act_torch.act import act_forward_fixed_steps
+from act_engine.torch_act import act_forward_fixed_steps
 from act_torch.check import SETTINGS, TOLERANCE, compare, halting_margin, make_case, numpy_result
 
 CELLS = ("rnn", "lstm")

@@ -1,6 +1,6 @@
-"""act_torch.graphed: a training step replayed as a CUDA graph equals the eager step.
+"""act_engine.graphed: a training step replayed as a CUDA graph equals the eager step.
 
-Each test runs twice: on the CPU with the graph stood in for by act_torch.graphed.Rerun (replay
+Each test runs twice: on the CPU with the graph stood in for by act_engine.graphed.Rerun (replay
 = call again: the budgets, the check, the fallback and the recapture all run), and on CUDA with
 real graphs (skipped on a machine without a GPU).
 """
@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from act_numpy.params import PARAM_NAMES, init_params
 from act_torch import ACT
-from act_torch.graphed import CapturedGraph, CUDAGraphTrainStep, Rerun
+from act_engine.graphed import CapturedGraph, CUDAGraphTrainStep, Rerun
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 # (device, capture): real CUDA graphs, and the stand-in that runs the same control flow anywhere

@@ -1,0 +1,14 @@
+"""The engine: K ACT networks of one shape trained as one program, in NumPy and in PyTorch.
+
+The learner's core (``act_numpy``, ``act_torch``) holds one network. Here the same equations run
+on parameters stacked on a leading member axis, with per-member Adam and, on a GPU, CUDA graphs:
+
+    numpy_act         forward and hand-written backward with the K axis (checked against act_numpy.act)
+    numpy_population  K NumPy networks and their Adams
+    torch_act         the PyTorch ponder loop for one or K networks, until halted or on a fixed budget
+    torch_population  K PyTorch networks, Adam written out per member (adam)
+    graphed, population_graphed   training steps replayed as CUDA graphs
+    members           what members share, and the checkpoint layout every run uses
+
+Every member equals its run trained alone (tests/test_population*.py, test_numpy_population.py).
+"""

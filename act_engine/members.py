@@ -1,0 +1,60 @@
+"""What every population shares: the members' agreement, a member's index, and the checkpoint layout.
+
+A checkpoint holds one network's parameters and Adam state under flat names, the same for a run
+trained alone (either backend) and for a member of a population, so that a member resumes as a
+single run and a single run as a member:
+
+    "param/<name>"   the parameter, the single network's shape (act_numpy.params)
+    "adam_m/<name>"  Adam's first moment of it
+    "adam_v/<name>"  Adam's second moment
+    "adam_t"         Adam's step count, a 0-d integer array
+"""
+
+import numpy as np
+
+# what the members of a population must share: the shape of the computation
+SHARED = ("task", "task_options", "cell", "hidden", "batch_size", "dtype")
+
+
+def check_members(configs, shared):
+    """The members' configs as a list, once they agree on every key in ``shared``.
+
+    ValueError for an empty list, or naming the first key on which two members differ.
+    """
+    configs = list(configs)
+    if not configs:
+        raise ValueError("configs must hold at least one member's config")
+    for key in shared:
+        missing = [i for i, c in enumerate(configs) if key not in c]
+        if missing:
+            raise ValueError(f"the config of member {missing[0]} has no {key!r}: members need full "
+                             "training configs of one backend")
+        values = {repr(c[key]) for c in configs}
+        if len(values) > 1:
+            raise ValueError(f"the members of a population must share {key!r}; got {sorted(values)}")
+    return configs
+
+
+def check_member(k, K):
+    """k as an int once it is a member's index in [0, K); ValueError naming k otherwise."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < K:
+        raise ValueError(f"k must be a member's index in [0, {K}), got {k!r}")
+    return int(k)
+
+
+def pack_state(params, m, v, t):
+    """One network's checkpoint state: params, m, v dicts of arrays (copied) and step count t."""
+    state = {"adam_t": np.array(int(t))}
+    for name in params:
+        state[f"param/{name}"] = np.array(params[name], copy=True)
+        state[f"adam_m/{name}"] = np.array(m[name], copy=True)
+        state[f"adam_v/{name}"] = np.array(v[name], copy=True)
+    return state
+
+
+def unpack_state(state, names):
+    """The inverse of pack_state: (params, m, v, t) for the parameters ``names``."""
+    params = {name: state[f"param/{name}"] for name in names}
+    m = {name: state[f"adam_m/{name}"] for name in names}
+    v = {name: state[f"adam_v/{name}"] for name in names}
+    return params, m, v, int(state["adam_t"])

@@ -1,0 +1,227 @@
+"""ACT's forward and hand-written backward for K networks of one shape, stacked: the engine's NumPy path.
+
+    y, N, R, cache = forward_pass(x, P, cell, epsilon, max_ponder)     # x (K, B, T, D), W_s (K, H, G)
+    grads = backward_pass(dy, dponder, cache)                          # dy (K, B, T, O), dponder (K, B, T)
+
+The same equations as ``act_numpy.act`` (the one-network reference a learner reads), written so
+that every array may carry leading axes in front of the single network's shapes: K networks
+stacked, each with its own epsilon and cap M given as arrays that broadcast against the rows,
+(K, 1). ``a.mT`` is the transpose of the last two axes (``.T`` of every matrix in a stack), and
+``_rows`` merges two axes of rows so that one product serves a whole (B, T) or (n, B) block:
+NumPy's ``@`` then multiplies the K members' matrices in one call. With no leading axis the
+results equal ``act_numpy.act``'s to rounding (tests/test_engine_numpy.py holds it there).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from act_numpy.cells import lstm_backward, lstm_forward, rnn_backward, rnn_forward, sigmoid
+from act_numpy.halting import halting_backward
+
+
+class PonderSteps(NamedTuple):
+    """What the ponder steps of one input step t leave for the backward pass.
+
+    The arrays stack the steps n = 1 .. n_t on the axis before the rows (n_t: the most steps
+    any row took; rows that halted earlier have p = 0 there). Shapes for one network; a
+    population's K comes first.
+    """
+
+    s_in: np.ndarray    # (n_t, B, H) state entering step n (the LSTM's h); s_{t-1} at n = 1, eq. (3)
+    s: np.ndarray       # (n_t, B, H) state s^n the step produced (the LSTM's h)
+    c: np.ndarray       # (n_t, B, H) the LSTM's cell state c^n; None for the tanh RNN
+    h: np.ndarray       # (n_t, B) halting units h^n, eq. (5)
+    p: np.ndarray       # (n_t, B) halting weights p^n, eqs (6) and (8)
+    cell: list          # n_t caches of the cell's forward, for its backward (cells.py)
+
+
+def halting_step(h, cum, running, n, epsilon, max_ponder):
+    """act_numpy.halting.halting_step for K networks at once: epsilon and max_ponder may be
+    arrays that broadcast against the rows (K, 1), one value per member.
+
+    h, cum (..., B); running (..., B) bool. Returns p, halt, cum, running as the core's.
+    """
+    # 1 - epsilon in h's dtype, as NumPy rounds a plain number: per-member arrays of epsilon
+    # then halt exactly where the one network's number does, in float32 too
+    threshold = np.asarray(1.0 - epsilon).astype(h.dtype)
+    halt = running & ((cum + h >= threshold) | (n >= max_ponder))       # eqs (7), (13)
+    p = np.where(halt, 1.0 - cum, np.where(running, h, 0.0))             # eqs (6), (8)
+    cum = np.where(running & ~halt, cum + h, cum)
+    return p, halt, cum, running & ~halt
+
+
+def _rows(a):
+    """(..., A, B, F) -> (..., A * B, F): two axes of rows as one, for a single matrix product."""
+    return a.reshape(a.shape[:-3] + (-1, a.shape[-1]))
+
+
+def _all_rows(arrays):
+    """The rows of several (..., A, B, F) arrays one after another: (..., sum of A * B, F)."""
+    return np.concatenate([_rows(a) for a in arrays], axis=-2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward
+# ---------------------------------------------------------------------------------------------
+
+
+def forward_pass(x, P, cell, epsilon, max_ponder):
+    """act_forward on checked arrays, which may carry leading axes (K networks stacked).
+
+    x (..., B, T, D); P: the seven parameters, each (..., *its shape in params.py); epsilon and
+    max_ponder: numbers, or arrays that broadcast against the rows (..., B), e.g. (K, 1).
+    Returns y (..., B, T, O), N (..., B, T), R (..., B, T) and the cache, as act_forward.
+    """
+    *lead, B, T, D = x.shape
+    H = P["W_s"].shape[-2]
+    W_in, w_flag = P["W_x"][..., :D, :], P["W_x"][..., D, :]   # x~ W_x = x W_in + flag * w_flag
+    # the input's part of eq. (3) and the bias, for every t at once: the same for every n
+    xW = (_rows(x) @ W_in + P["b_s"][..., None, :]).reshape(*lead, B, T, -1)
+
+    zeros = np.zeros((*lead, B, H), dtype=x.dtype)
+    state = zeros if cell == "rnn" else (zeros, zeros)   # initial state: zeros
+    S = np.empty((*lead, B, T, H), dtype=x.dtype)        # mean-field state per input step, eq. (9)
+    N = np.zeros((*lead, B, T), dtype=np.int64)
+    R = np.zeros((*lead, B, T), dtype=x.dtype)
+    steps = []
+    for t in range(T):
+        state, st, N[..., t], R[..., t] = ponder(xW[..., t, :], w_flag, state, P, cell, epsilon, max_ponder)
+        S[..., t, :] = state if cell == "rnn" else state[0]
+        steps.append(st)
+
+    # eq. (9): y_t = sum_n p^n y^n, which is W_y s_t + b_y by linearity
+    y = (_rows(S) @ P["W_y"] + P["b_y"][..., None, :]).reshape(*lead, B, T, -1)
+    cache = {"x": x, "P": P, "cell": cell, "S": S, "N": N, "steps": steps}
+    return y, N, R, cache
+
+
+def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
+    """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
+
+    xW_t (..., B, G): x_t W_in + b_s; w_flag (..., G): the flag's row of W_x; state: s_{t-1},
+    (..., B, H) or for the LSTM the pair (h, c). Steps run while any row is still running.
+    Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps, N (..., B) and R (..., B).
+    """
+    lstm = cell == "lstm"
+    cell_forward = lstm_forward if lstm else rnn_forward
+    rows = xW_t.shape[:-1]
+    cum = np.zeros(rows, dtype=xW_t.dtype)
+    running = np.ones(rows, dtype=bool)
+    N = np.zeros(rows, dtype=np.int64)
+    R = np.zeros(rows, dtype=xW_t.dtype)
+    mean_s = np.zeros_like(state[0] if lstm else state)           # s_t, eq. (9)
+    mean_c = np.zeros_like(mean_s) if lstm else None              # c_t of the LSTM
+    taken = []          # per ponder step: (s_in, s, c, h, p, cell cache)
+    prev, n = state, 0
+    while running.any():
+        n += 1
+        s_prev = prev[0] if lstm else prev
+        z = xW_t + s_prev @ P["W_s"]                             # eq. (3): S(s^{n-1}, x^n)
+        if n == 1:
+            z = z + w_flag[..., None, :]                         # the flag delta_{n,1} = 1
+        new, cell_cache = cell_forward(z, prev)
+        s_new = new[0] if lstm else new
+        h = sigmoid(s_new @ P["W_h"] + P["b_h"][..., None, :])[..., 0]   # eq. (5), from the new state
+        p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
+        mean_s += p[..., None] * s_new                           # eq. (9): s_t = sum_n p^n s^n
+        if lstm:
+            mean_c += p[..., None] * new[1]
+        N[halt] = n
+        R[halt] = p[halt]                                        # eq. (8): R(t) = p^N
+        taken.append((s_prev, s_new, new[1] if lstm else None, h, p, cell_cache))
+        prev = new
+    s_in, s, c, h, p, caches = zip(*taken)
+    st = PonderSteps(s_in=np.stack(s_in, axis=-3), s=np.stack(s, axis=-3),
+                     c=np.stack(c, axis=-3) if lstm else None, h=np.stack(h, axis=-2),
+                     p=np.stack(p, axis=-2), cell=list(caches))
+    return ((mean_s, mean_c) if lstm else mean_s), st, N, R
+
+
+# ---------------------------------------------------------------------------------------------
+# Backward
+# ---------------------------------------------------------------------------------------------
+
+
+def backward_pass(dy, dponder, cache):
+    """act_backward on checked arrays, which may carry the leading axes of forward_pass.
+
+    dy (..., B, T, O); dponder (..., B, T). Returns the gradients of every parameter and of x,
+    each with the shape of what it is the gradient of.
+    """
+    x, P, cell, S, N, steps = (cache[k] for k in ("x", "P", "cell", "S", "N", "steps"))
+    *lead, B, T, D = x.shape
+    H, G = P["W_s"].shape[-2:]
+    g = {}
+
+    # the output, y_t = W_y s_t + b_y (eq. 9)
+    g["W_y"] = _rows(S).mT @ _rows(dy)
+    g["b_y"] = dy.sum(axis=(-3, -2))
+    dS = (_rows(dy) @ P["W_y"].mT).reshape(S.shape)            # dL/ds_t through the output
+
+    dZ = np.empty((*lead, B, T, G), dtype=x.dtype)   # per input step, sum over n of dL/dz^n
+    dflag = np.zeros((*lead, G), dtype=x.dtype)
+    ds_next = np.zeros((*lead, B, H), dtype=x.dtype)   # dL/ds_t arriving from step t + 1
+    dc_next = np.zeros((*lead, B, H), dtype=x.dtype)   # the same for the LSTM's c_t
+    dz_of, dzh_of = [None] * T, [None] * T      # per input step: dL/dz^n and dL/dz_h^n
+    for t in reversed(range(T)):
+        st = steps[t]
+        ds_mean = dS[..., t, :] + ds_next                       # the whole gradient on s_t
+        dzh_of[t] = halting_gradient(ds_mean, dc_next, dponder[..., t], N[..., t], st)
+        dz_of[t], ds_next, dc_next = ponder_backward(ds_mean, dc_next, dzh_of[t], st, P, cell)
+        dZ[..., t, :] = dz_of[t].sum(axis=-3)
+        dflag += dz_of[t][..., 0, :, :].sum(axis=-2)            # the flag is 1 only at n = 1
+
+    # every ponder step of every input step used the same W_s, W_h and b_h: one product over
+    # all their rows adds up their gradients
+    g["W_s"] = _all_rows(st.s_in for st in steps).mT @ _all_rows(dz_of)
+    dzh = _all_rows(d[..., None] for d in dzh_of)
+    g["W_h"] = _all_rows(st.s for st in steps).mT @ dzh
+    g["b_h"] = dzh.sum(axis=-2)
+
+    # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s
+    g["b_s"] = dZ.sum(axis=(-3, -2))
+    g["W_x"] = np.concatenate([_rows(x).mT @ _rows(dZ), dflag[..., None, :]], axis=-2)
+    g["x"] = (_rows(dZ) @ P["W_x"][..., :D, :].mT).reshape(x.shape)
+    return g
+
+
+def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):
+    """dL/d(W_h s^n + b_h) for every ponder step of one input step: eqs (16)-(20), then eq. (5).
+
+    ds_mean (..., B, H) = dL/ds_t, dc_mean the same for the LSTM's c_t (unused for the RNN);
+    dponder_t (..., B) = dL/drho_t; N_t (..., B); st: the step's PonderSteps.
+    Returns dzh (..., n_t, B), zero from each row's halting step N on.
+    """
+    # eq. (17): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
+    dp = np.einsum("...nbh,...bh->...nb", st.s, ds_mean)
+    if st.c is not None:
+        dp += np.einsum("...nbh,...bh->...nb", st.c, dc_mean)
+    # eqs (18)-(20), in halting.py's layout (ponder steps last); R = p^N takes dponder too
+    dh = halting_backward(dp.swapaxes(-1, -2), dponder_t, N_t).swapaxes(-1, -2)
+    return dh * st.h * (1.0 - st.h)                              # through the sigmoid of eq. (5)
+
+
+def ponder_backward(ds_mean, dc_mean, dzh, st, P, cell):
+    """Back through the cells of one input step's ponder steps, last to first (eq. 3).
+
+    ds_mean, dc_mean (..., B, H): dL/ds_t and dL/dc_t; dzh (..., n_t, B) from halting_gradient.
+    Returns dz (..., n_t, B, G) = dL/dz^n for every step, and dL/ds_{t-1}, dL/dc_{t-1} (..., B, H):
+    step 1 read the mean-field state of t - 1.
+    """
+    w_h = P["W_h"][..., None, :, 0]                              # (..., 1, H)
+    ds_chain = np.zeros_like(ds_mean)    # dL/ds^n arriving from step n + 1
+    dc_chain = np.zeros_like(ds_mean)
+    dz = [None] * st.p.shape[-2]
+    # rows that halted before step n have p^n = 0 and dzh^n = 0 there, so their gradient is
+    # exactly zero without any special case
+    for n in reversed(range(len(dz))):
+        p_n = st.p[..., n, :, None]
+        # s^n feeds the mean field (eq. 9), its halting unit (eq. 5) and step n + 1 (eq. 3)
+        ds = p_n * ds_mean + dzh[..., n, :, None] * w_h + ds_chain
+        if cell == "rnn":
+            dz[n] = rnn_backward(ds, st.cell[n])
+        else:
+            dz[n], dc_chain = lstm_backward((ds, p_n * dc_mean + dc_chain), st.cell[n])
+        ds_chain = dz[n] @ P["W_s"].mT
+    return np.stack(dz, axis=-3), ds_chain, dc_chain
