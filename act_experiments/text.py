@@ -221,16 +221,6 @@ def detail_class(chunks):
     return out[0] if squeeze else out
 
 
-def mean_by_class(classes, values, names):
-    """[(name, count, mean value)] of ``values`` grouped by ``classes`` (indices into names)."""
-    classes, values = np.ravel(classes), np.ravel(np.asarray(values, dtype=np.float64))
-    rows = []
-    for i, name in enumerate(names):
-        sel = classes == i
-        rows.append((name, int(sel.sum()), float(values[sel].mean()) if sel.any() else float("nan")))
-    return rows
-
-
 def passage(data=None, length=300, after=1000):
     """A fixed piece of held-out text for ponder plots: ``length`` bytes from the first paragraph
     that starts at least ``after`` bytes into the held-out part (uint8 array).

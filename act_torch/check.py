@@ -114,10 +114,6 @@ def compare(case, device="cpu", dtype=torch.float64, np_res=None):
     return dict(diffs=diffs, N_equal=bool(np.array_equal(th["N"], np_res["N"])), N=np_res["N"])
 
 
-def best_device():
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
 def run(seeds=(0, 1, 2), out=sys.stdout):
     """Print the comparison table; return True when every row is within its tolerance."""
     runs = [("cpu", torch.float64)]
