@@ -7,9 +7,9 @@
 On a GPU, ACT's ponder loop is hundreds of tiny kernels; eager PyTorch spends its time
 launching them, and the "is any row still running?" test after every ponder step makes the
 CPU wait for the GPU each time. A CUDA graph records the kernels once and replays them with one
-launch. A graph cannot branch on data, so it runs a fixed number K of ponder steps at every
+launch. A graph cannot branch on data, so it runs a fixed budget of ponder steps at every
 input step (``act_forward_fixed_steps``): steps taken after a row halted get p = 0 and change
-nothing, so the result equals ``act_forward`` whenever every row halts within K steps. One
+nothing, so the result equals ``act_forward`` whenever every row halts within the budget. One
 host sync per training step reads that flag; when some row needed more steps, the step is
 redone eagerly with ``act_forward`` (exact, just slower) and the graph is captured again with
 room for the longest N seen.

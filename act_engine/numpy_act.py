@@ -28,8 +28,8 @@ class PonderSteps(NamedTuple):
     population's K comes first.
     """
 
-    s_in: np.ndarray    # (n_t, B, H) state entering step n (the LSTM's h); s_{t-1} at n = 1, eq. (3)
-    s: np.ndarray       # (n_t, B, H) state s^n the step produced (the LSTM's h)
+    s_in: np.ndarray    # (n_t, B, H) state entering step n (the LSTM's s); s_{t-1} at n = 1, eq. (3)
+    s: np.ndarray       # (n_t, B, H) state s^n the step produced (the LSTM's s)
     c: np.ndarray       # (n_t, B, H) the LSTM's cell state c^n; None for the tanh RNN
     h: np.ndarray       # (n_t, B) halting units h^n, eq. (5)
     p: np.ndarray       # (n_t, B) halting weights p^n, eqs (6) and (8)

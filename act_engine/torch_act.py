@@ -143,7 +143,7 @@ class PonderLoop:
         return v.unsqueeze(-2) if self.lead else v
 
     def initial_state(self):
-        """The state before the first input: zeros ((h, c) for the LSTM)."""
+        """The state before the first input: zeros ((s, c) for the LSTM)."""
         return (self.zeros, self.zeros) if self.lstm else self.zeros
 
     def step(self, t, n, prev, cum):

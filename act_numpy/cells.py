@@ -5,13 +5,14 @@ caller knows how to add the input part cheaply) and the previous state to the ne
 
 State conventions (same in act_torch):
 - ``rnn``:  the state is one array ``s (B, H)``;  ``s' = tanh(z)`` with ``z (B, H)``.
-- ``lstm``: the state is a pair ``(h, c)`` of ``(B, H)`` arrays; ``z (B, 4H)`` holds the gate blocks
-  in the order i, f, o, g:  ``c' = sigma(f) c + sigma(i) tanh(g)``,  ``h' = sigma(o) tanh(c')``.
-  The halting unit and the output read ``h``, never ``c``.
+- ``lstm``: the state is a pair ``(s, c)`` of ``(B, H)`` arrays, the output s (what LSTM papers call
+  the hidden state h; here h is only ever the halting unit) and the memory c; ``z (B, 4H)`` holds
+  the gate blocks in the order i, f, o, g:  ``c' = sigma(f) c + sigma(i) tanh(g)``,
+  ``s' = sigma(o) tanh(c')``. The halting unit and the output read ``s``, never ``c``.
 
 Every backward takes the gradient with respect to the *new* state and returns the gradient
 with respect to ``z`` and to the *previous* state. The cells work on the last axis only, so any
-leading axes pass through: a population of K networks (population.py) sends ``z (K, B, G)``.
+leading axes pass through: the engine's K stacked networks send ``z (K, B, G)``.
 """
 
 import numpy as np
@@ -50,8 +51,8 @@ def rnn_backward(ds, cache):
 def lstm_forward(z, state_prev):
     """One LSTM update.
 
-    z (B, 4H) gate pre-activations in block order i, f, o, g; state_prev = (h, c), each (B, H).
-    Returns the new state (h', c') and a cache for lstm_backward.
+    z (B, 4H) gate pre-activations in block order i, f, o, g; state_prev = (s, c), each (B, H).
+    Returns the new state (s', c') and a cache for lstm_backward.
     """
     _, c_prev = state_prev
     H = c_prev.shape[-1]
@@ -60,20 +61,20 @@ def lstm_forward(z, state_prev):
     g = np.tanh(z[..., 3 * H:])
     c = f * c_prev + i * g
     tc = np.tanh(c)
-    h = o * tc
-    return (h, c), (i, f, o, g, c_prev, tc)
+    s = o * tc
+    return (s, c), (i, f, o, g, c_prev, tc)
 
 
 def lstm_backward(dstate, cache):
-    """dstate = (dh', dc') each (B, H)  ->  dz (B, 4H) and dc_prev (B, H).
+    """dstate = (ds', dc') each (B, H)  ->  dz (B, 4H) and dc_prev (B, H).
 
-    (dh_prev is not returned: h_prev only reaches the new state through z, whose gradient the
+    (ds_prev is not returned: s_prev only reaches the new state through z, whose gradient the
     caller sends back through W_s.)
     """
-    dh, dc = dstate
+    ds, dc = dstate
     i, f, o, g, c_prev, tc = cache
-    do = dh * tc
-    dc = dc + dh * o * (1.0 - tc * tc)      # c' feeds h' through tanh
+    do = ds * tc
+    dc = dc + ds * o * (1.0 - tc * tc)      # c' feeds s' through tanh
     di = dc * g
     df = dc * c_prev
     dg = dc * i

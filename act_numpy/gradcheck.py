@@ -33,9 +33,10 @@ def act_objective(x, params, dy, dponder, **act_kwargs):
     return float(np.sum(dy * y) + np.sum(dponder * (N + R))), N
 
 
-def check_act_gradients(x, params, dy, dponder, *, h=1e-6, max_coords=None, rng=None, **act_kwargs):
+def check_act_gradients(x, params, dy, dponder, *, delta=1e-6, max_coords=None, rng=None, **act_kwargs):
     """Compare act_backward with centred differences for every parameter and for x.
 
+    delta: the nudge of each coordinate, f(v + delta) - f(v - delta) over 2 delta.
     max_coords: check at most this many coordinates per array (chosen by `rng`), or all if None.
     Returns {name: {"rel_error": float, "checked": int, "skipped": int}}.
     """
@@ -54,7 +55,7 @@ def check_act_gradients(x, params, dy, dponder, *, h=1e-6, max_coords=None, rng=
             vals = []
             for sign in (+1, -1):
                 nudged = value.copy()
-                nudged[i] += sign * h
+                nudged[i] += sign * delta
                 if name == "x":
                     f, N = act_objective(nudged, params, dy, dponder, **act_kwargs)
                 else:
@@ -63,7 +64,7 @@ def check_act_gradients(x, params, dy, dponder, *, h=1e-6, max_coords=None, rng=
             if not (np.array_equal(vals[0][1], N0) and np.array_equal(vals[1][1], N0)):
                 skipped += 1
                 continue
-            numeric.append((vals[0][0] - vals[1][0]) / (2 * h))
+            numeric.append((vals[0][0] - vals[1][0]) / (2 * delta))
             analytic.append(grads[name][i])
         report[name] = {"rel_error": rel_error(analytic, numeric), "checked": len(numeric), "skipped": skipped}
     return report

@@ -78,9 +78,9 @@ def rnn_cell(z, state):
 
 
 def lstm_cell(z, state):
-    """LSTM with gate blocks i, f, o, g in z (..., B, 4H); state = (h, c).
+    """LSTM with gate blocks i, f, o, g in z (..., B, 4H); state = (s, c) (act_numpy.cells).
 
-    c' = sigma(f) c + sigma(i) tanh(g),  h' = sigma(o) tanh(c'). Returns (h', (h', c')).
+    c' = sigma(f) c + sigma(i) tanh(g),  s' = sigma(o) tanh(c'). Returns (s', (s', c')).
     """
     _, c_prev = state
     H = c_prev.shape[-1]
@@ -88,8 +88,8 @@ def lstm_cell(z, state):
     i, f, o = torch.sigmoid(z_ifo).chunk(3, dim=-1)  # one kernel for the three sigmoid gates
     g = torch.tanh(z_g)
     c = torch.addcmul(f * c_prev, i, g)
-    h = o * torch.tanh(c)
-    return h, (h, c)
+    s = o * torch.tanh(c)
+    return s, (s, c)
 
 
 def halting_distribution(h, N, steps=None):
@@ -113,8 +113,8 @@ def ponder_step(x_part, state, W_s, cell):
     """One ponder step, eq. (3): s^n = S(s^{n-1}, x^n), from the input's part of z.
 
     x_part (..., B, G): x^n W_x + b_s for this step (the flag's row included at n = 1);
-    state: s^{n-1}, (..., B, H) or for the LSTM the pair (h, c); W_s (..., H, G).
-    Returns s^n (..., B, H) (the LSTM's h) and the new state. Leading axes (K stacked networks)
+    state: s^{n-1}, (..., B, H) or for the LSTM the pair (s, c); W_s (..., H, G).
+    Returns s^n (..., B, H) and the new state. Leading axes (K stacked networks)
     pass through the batched product.
     """
     s_prev = state[0] if cell == "lstm" else state

@@ -16,9 +16,9 @@ from the same weights and data (NumPy init_params, seed 0) and takes real Adam s
 lr 1e-5 so that N stays where it started over the hundreds of steps timed.
 
 Backends: numpy (act_numpy forward, hand-written backward, act_numpy.optim.Adam); cpu and cuda
-(act_torch.act_forward, autograd, fused torch.optim.Adam); cuda-fixed (a fixed budget of K
-ponder steps, no sync inside the loop); cuda-graph (act_engine.graphed: forward + backward
-replayed as one CUDA graph); cuda-compile (torch.compile, mode "reduce-overhead"). K is the
+(act_torch.act_forward, autograd, fused torch.optim.Adam); cuda-fixed (a fixed budget
+of ponder steps, no sync inside the loop); cuda-graph (act_engine.graphed: forward + backward
+replayed as one CUDA graph); cuda-compile (torch.compile, mode "reduce-overhead"). The budget is the
 longest N at the start plus 1; the fixed-step variants check every step that no row needed more.
 
 Threads: one for NumPy's BLAS and one for PyTorch unless OMP_NUM_THREADS / OPENBLAS_NUM_THREADS /
@@ -137,20 +137,20 @@ class TorchStep:
 
 
 class FixedStepsStep(TorchStep):
-    """Eager, but K ponder steps per input step with no sync inside the loop (one per step)."""
+    """Eager, but a budget of ponder steps per input step with no sync inside the loop (one per step)."""
 
     def __init__(self, size, N_target, dtype, device):
         super().__init__(size, N_target, dtype, device)
-        self.K = self.ponder_budget()
-        self.name = f"torch {device} fixed K={self.K}"
+        self.budget = self.ponder_budget()
+        self.name = f"torch {device} fixed budget={self.budget}"
 
     def __call__(self):
         self.opt.zero_grad(set_to_none=True)
         m = self.model
-        y, N, R, complete = act_forward_fixed_steps(self.x, m.params(), self.K, cell=m.cell, epsilon=EPSILON)
+        y, N, R, complete = act_forward_fixed_steps(self.x, m.params(), self.budget, cell=m.cell, epsilon=EPSILON)
         loss_fn(y, N, R, self.target).backward()
         if not bool(complete):
-            raise RuntimeError(f"a row needed more than K={self.K} ponder steps")
+            raise RuntimeError(f"a row needed more than {self.budget} ponder steps")
         self.opt.step()
         return N
 
@@ -161,7 +161,7 @@ class GraphStep(TorchStep):
     def __init__(self, size, N_target, dtype, device):
         super().__init__(size, N_target, dtype, device)
         self.step = CUDAGraphTrainStep(self.model, self.opt, loss_fn, self.x, self.target, self.ponder_budget())
-        self.name = f"torch {device} graph K={self.step.graph.ponder_steps}"
+        self.name = f"torch {device} graph budget={self.step.graph.ponder_steps}"
 
     def __call__(self):
         _, N, _ = self.step(self.x, self.target)
@@ -174,12 +174,12 @@ class CompiledStep(TorchStep):
 
     def __init__(self, size, N_target, dtype, device):
         super().__init__(size, N_target, dtype, device)
-        self.K = self.ponder_budget()
-        self.name = f"torch {device} compiled K={self.K}"
-        m, K = self.model, self.K
+        self.budget = self.ponder_budget()
+        self.name = f"torch {device} compiled budget={self.budget}"
+        m, budget = self.model, self.budget
 
         def forward_loss(x, target):
-            y, N, R, complete = act_forward_fixed_steps(x, m.params(), K, cell=m.cell, epsilon=EPSILON)
+            y, N, R, complete = act_forward_fixed_steps(x, m.params(), budget, cell=m.cell, epsilon=EPSILON)
             return loss_fn(y, N, R, target), N, complete
 
         self.forward_loss = torch.compile(forward_loss, mode="reduce-overhead", fullgraph=True)
@@ -189,7 +189,7 @@ class CompiledStep(TorchStep):
         loss, N, complete = self.forward_loss(self.x, self.target)
         loss.backward()
         if not bool(complete):
-            raise RuntimeError(f"a row needed more than K={self.K} ponder steps")
+            raise RuntimeError(f"a row needed more than {self.budget} ponder steps")
         self.opt.step()
         return N.clone()
 

@@ -10,13 +10,13 @@ from act_numpy.model import ACTModel, objective, sequence_steps
 from act_numpy.optim import Adam
 
 
-def numeric_grad(f, z, h=1e-6):
+def numeric_grad(f, z, delta=1e-6):
     g = np.zeros_like(z)
     for i in np.ndindex(z.shape):
         zp, zm = z.copy(), z.copy()
-        zp[i] += h
-        zm[i] -= h
-        g[i] = (f(zp) - f(zm)) / (2 * h)
+        zp[i] += delta
+        zm[i] -= delta
+        g[i] = (f(zp) - f(zm)) / (2 * delta)
     return g
 
 
