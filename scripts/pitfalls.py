@@ -3,6 +3,8 @@
     python scripts/pitfalls.py run gallery          # parity: every bug beside the correct ACT
     python scripts/pitfalls.py run sequence         # logic: the bugs that need a sequence or padding
     python scripts/pitfalls.py run prefix           # 16-bit parity: the prefix data convention
+    python scripts/pitfalls.py run ponder_sum_h --out results/pitfalls_ponder_sum_h
+                                                    # the simplified ponder cost -sum_{n<=N} h^n
     python scripts/pitfalls.py plot                 # figures/pitfalls_*.png from results/pitfalls/
 
 ``run`` trains each entry of the experiment for every seed with ``act_beyond.pitfalls.train_variant``
@@ -33,7 +35,7 @@ COLUMNS = ("pitfall", "seed", "iteration", "error", "error_at_half", "error_rand
 EXPERIMENTS = {
     # 6-bit parity: the live run of notebook 05 (1000 iterations), with a cap M = 10 that some inputs reach
     "gallery": {
-        "pitfalls": [name for name in pf.PITFALLS if name != "ponder counts padding"],
+        "pitfalls": [name for name in pf.PITFALLS if name not in ("ponder counts padding", "ponder sums h")],
         "seeds": 3,
         "settings": dict(task="parity", task_options={"bits": 6}, cell="rnn", hidden=32, batch_size=128, lr=1e-2,
                          tau=1e-3, max_ponder=10, iterations=1000, eval_every=100, eval_size=1000),
@@ -47,6 +49,15 @@ EXPERIMENTS = {
         "settings": dict(task="logic", task_options={"max_vectors": 4, "max_gates": 2}, cell="lstm", hidden=32,
                          batch_size=32, lr=1e-2, tau=1e-2, max_ponder=6, iterations=600, eval_every=100,
                          eval_size=500),
+    },
+    # the simplified ponder cost -sum_{n<=N} h^n against eq. (12), on the gallery's 6-bit parity with
+    # tau = 1e-2 (ten times the gallery's, so that the ponder part of the halting gradient matters);
+    # written to results/pitfalls_ponder_sum_h/ (a folder of its own: results/pitfalls stays as committed)
+    "ponder_sum_h": {
+        "pitfalls": ["correct", "ponder sums h"],
+        "seeds": 6,
+        "settings": dict(task="parity", task_options={"bits": 6}, cell="rnn", hidden=32, batch_size=128, lr=1e-2,
+                         tau=1e-2, max_ponder=10, iterations=1000, eval_every=100, eval_size=1000),
     },
     # the pitfall reference's setting: 16 bits, tanh RNN 128, batch 128, tau 1e-3, lr 1e-3
     "prefix": {

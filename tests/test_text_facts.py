@@ -389,3 +389,15 @@ def test_universal_transformer_numbers_quoted_in_notebook_13():
     assert all(float(r["sequence_error"]) == 0 for r in act)
     per_depth = ", ".join(f"{np.mean([float(r[f'ponder_d{k}']) for r in act]):.1f}" for k in range(5))
     assert f"Its ponder per depth, {per_depth} and {np.mean([float(r['ponder_d5']) for r in act]):.1f}" in text
+
+
+def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
+    from act_beyond import pitfalls as pf
+    rows, meta = pf.read_results("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
+    text = (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
+    for name, s in pf.summarise(rows).items():
+        e, p = s["error"], s["ponder"]
+        assert (f"| {name} | {e[0]:.3f} ({e[1]:.3f}–{e[2]:.3f}) | {p[0]:.2f} ({p[1]:.2f}–{p[2]:.2f}) |") in text, name
+    ends = {(r["pitfall"], r["seed"]): r for r in pf.final_evals(rows)}
+    fewer = sum(ends["ponder sums h", s]["ponder"] < ends["correct", s]["ponder"] for s in range(meta["seeds"]))
+    assert f"only {fewer} of the {meta['seeds']} seeds ponder less" in text
