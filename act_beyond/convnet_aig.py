@@ -369,7 +369,8 @@ def train(model, data, *, target_rate=0.6, rate_weight=2.0, iterations=400, batc
         schedule.step()
         if (log_every and it % log_every == 0) or it == iterations:
             history.append({"iteration": it, "loss": loss.item(), "ce": ce.item(), "rate_loss": rate.item(),
-                            "executed": z.mean().item() if z.shape[1] else 0.0})
+                            "executed": z.mean().item() if z.shape[1] else 0.0,
+                            "rates": z.mean(0).tolist()})          # per block: share of the batch running it
     model.eval()
     return history
 
