@@ -50,6 +50,7 @@ from act_experiments import entry_runs, tasks
 from act_experiments.results import RESULTS
 from act_numpy.model import sequence_steps
 from act_numpy.params import init_params
+from act_numpy.checks import check_int
 from act_torch.act import halting_distribution, lstm_cell, prepare, rnn_cell
 from act_torch.losses import act_loss, loss_inputs
 
@@ -440,7 +441,7 @@ def fit_halting_to_step_losses(step_losses, prior, *, beta=0.01, kl=kl_halting_t
     prior = torch.as_tensor(prior, dtype=torch.float64)
     if L.dim() != 1 or L.shape != prior.shape:
         raise ValueError(f"step_losses and prior must be two (N,) vectors, got {tuple(L.shape)} and {tuple(prior.shape)}")
-    _check_positive_int("iterations", iterations, 0)
+    check_int("iterations", iterations, 0)
     a = torch.zeros_like(L, requires_grad=True)
     opt = torch.optim.Adam([a], lr=lr)
     for _ in range(iterations):
@@ -543,9 +544,6 @@ def _batch_fn(pitfall, task, options):
     return lambda rng, size: tasks.make_batch(task, rng, size, **options)
 
 
-def _check_positive_int(name, value, low=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
 def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="rnn", hidden=64, batch_size=128,
@@ -576,7 +574,7 @@ def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="
     for name, value, low in (("hidden", hidden, 1), ("batch_size", batch_size, 1), ("iterations", iterations, 0),
                              ("eval_every", eval_every, 1), ("eval_size", eval_size, 1),
                              ("probe_every", probe_every, 1), ("seed", seed, 0)):
-        _check_positive_int(name, value, low)
+        check_int(name, value, low)
     for name, value in (("lr", lr), ("tau", tau)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or math.isinf(value):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")

@@ -41,7 +41,6 @@ result gains a leading K. ``Population`` trains K PonderNets (seeds, beta, lambd
 member) that way, with ``act_engine.adam``'s update.
 """
 
-import math
 import time
 from typing import NamedTuple
 
@@ -49,9 +48,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from act_experiments import tasks, training
+from act_experiments import checkpoints, config, tasks, training
 from act_numpy.params import PARAM_NAMES, init_params
 from act_engine import adam
+from act_numpy.checks import check_float, check_int
 from act_torch.act import ponder_step, prepare
 
 MODES = ("sample", "cumulative")
@@ -62,22 +62,10 @@ _DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # Arguments
 # ---------------------------------------------------------------------------------------------
 
-def _check_int(name, value, low=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
-def _check_open_unit(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
-    return float(value)
 
 
-def _check_nonnegative(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -110,8 +98,8 @@ def geometric_prior(lambda_p, max_steps, *, dtype=torch.float64, device=None):
 
     Its mean is close to 1 / lambda_p when max_steps is well beyond it.
     """
-    lambda_p = _check_open_unit("lambda_p", lambda_p)
-    max_steps = _check_int("max_steps", max_steps)
+    lambda_p = check_float("lambda_p", lambda_p, 0.0, 1.0, low_open=True, high_open=True)
+    max_steps = check_int("max_steps", max_steps)
     n = torch.arange(max_steps, dtype=torch.float64)
     prior = lambda_p * (1.0 - lambda_p) ** n
     return (prior / prior.sum()).to(dtype=dtype, device=device)
@@ -184,7 +172,7 @@ def ponder_forward(x, params, *, max_steps=20, cell="rnn"):
     never from the zero state. The steps after the one a row halts at change nothing before
     it, so computing all N and picking one later gives what stopping there would give.
     """
-    max_steps = _check_int("max_steps", max_steps)
+    max_steps = check_int("max_steps", max_steps)
     if cell not in ("rnn", "lstm"):
         raise ValueError(f"cell must be 'rnn' or 'lstm', got {cell!r}")
     if not isinstance(x, torch.Tensor):
@@ -261,7 +249,7 @@ def pondernet_loss(out, target, *, beta=0.01, lambda_p=0.2):
     if isinstance(beta, torch.Tensor):
         beta = beta.to(dtype=p.dtype, device=p.device)
     else:
-        beta = _check_nonnegative("beta", beta)
+        beta = check_float("beta", beta, 0.0)
     loss = reconstruction + beta * kl
     parts = {"reconstruction": reconstruction.detach(), "kl": kl.detach(),
              "steps": expected_steps(p).mean(dim=-1).detach()}
@@ -364,11 +352,11 @@ def evaluate_act(params, x, y, *, cell="rnn", epsilon=0.01, max_ponder=100, dtyp
 
 def initial_params(D, H, O, seed, *, cell="rnn", halting_bias=0.0):
     """Initial parameters of seed ``seed``: the course's ACT initialisation from the same random
-    stream as ``act_experiments.training.init_parameters`` (default_rng([seed, 0])), so a
+    stream as ``act_experiments.config.init_parameters`` (default_rng([seed, 0])), so a
     PonderNet and an ACT run of one seed start from the same weights; only b_h is set here
     (``halting_bias``). Float64 NumPy arrays."""
-    seed = _check_int("seed", seed, low=0)
-    rng = np.random.default_rng([seed, training.PARAM_STREAM])
+    seed = check_int("seed", seed, low=0)
+    rng = np.random.default_rng([seed, config.PARAM_STREAM])
     return init_params(cell, D, H, O, rng, halting_bias=halting_bias)
 
 
@@ -393,19 +381,19 @@ class Population:
         if cell not in ("rnn", "lstm"):
             raise ValueError(f"cell must be 'rnn' or 'lstm', got {cell!r}")
         self.task_options = tasks.resolve_options("parity", **dict(task_options))   # checks them
-        self.hidden = _check_int("hidden", hidden)
-        self.max_steps = _check_int("max_steps", max_steps)
-        self.batch_size = _check_int("batch_size", batch_size)
+        self.hidden = check_int("hidden", hidden)
+        self.max_steps = check_int("max_steps", max_steps)
+        self.batch_size = check_int("batch_size", batch_size)
         self.cell, self.dtype = cell, _DTYPES[dtype]
         self.members = []
         allowed = {"seed", "beta", "lambda_p", "lr", "halting_bias"}
         for m in members:
             if not isinstance(m, dict) or "seed" not in m or set(m) - allowed:
                 raise ValueError(f"each member must be a dict with 'seed' and only {sorted(allowed)}, got {m!r}")
-            self.members.append({"seed": _check_int("seed", m["seed"], low=0),
-                                 "beta": _check_nonnegative("beta", m.get("beta", 0.01)),
-                                 "lambda_p": _check_open_unit("lambda_p", m.get("lambda_p", 0.2)),
-                                 "lr": _check_open_unit("lr", m.get("lr", 1e-3)),
+            self.members.append({"seed": check_int("seed", m["seed"], low=0),
+                                 "beta": check_float("beta", m.get("beta", 0.01), 0.0),
+                                 "lambda_p": check_float("lambda_p", m.get("lambda_p", 0.2), 0.0, 1.0, low_open=True, high_open=True),
+                                 "lr": check_float("lr", m.get("lr", 1e-3), 0.0, 1.0, low_open=True, high_open=True),
                                  "halting_bias": float(m.get("halting_bias", 0.0))})
         self.K = len(self.members)
         D = tasks.input_size("parity", **self.task_options)
@@ -416,7 +404,7 @@ class Population:
         self.beta = torch.tensor([m["beta"] for m in self.members], dtype=self.dtype)
         self.lambda_p = torch.tensor([m["lambda_p"] for m in self.members], dtype=torch.float64)
         self.lr = np.array([m["lr"] for m in self.members])
-        self.data_rngs = [np.random.default_rng([m["seed"], training.DATA_STREAM]) for m in self.members]
+        self.data_rngs = [np.random.default_rng([m["seed"], config.DATA_STREAM]) for m in self.members]
         self.adam_t = np.zeros(self.K, dtype=np.int64)
         self.adam_m = {k: torch.zeros_like(p) for k, p in self.params.items()}
         self.adam_v = {k: torch.zeros_like(p) for k, p in self.params.items()}
@@ -489,7 +477,7 @@ COMPARISON_DEFAULTS = {
 def held_out_sets(bits, train_max, eval_size, eval_seed):
     """The held-out batches of a comparison: {"in": counts 1..train_max, "out": counts
     train_max+1..bits} (no "out" when train_max = bits). Each is (x, y) from tasks.make_batch."""
-    rng = np.random.default_rng([eval_seed, training.EVAL_STREAM])
+    rng = np.random.default_rng([eval_seed, config.EVAL_STREAM])
     sets = {"in": tasks.make_batch("parity", rng, eval_size, bits=bits, max_nonzero=train_max)[:2]}
     if train_max < bits:
         sets["out"] = tasks.make_batch("parity", rng, eval_size, bits=bits, min_nonzero=train_max + 1)[:2]
@@ -544,14 +532,14 @@ def run_comparison(settings=None, *, work, progress=print):
     from pathlib import Path
 
     from act_torch.population import Population as ActPopulation
-    from act_torch.train import TorchBackend
+    from act_experiments.backends import TorchBackend
 
     s = {**COMPARISON_DEFAULTS, **(settings or {})}
     unknown = sorted(set(s) - set(COMPARISON_DEFAULTS))
     if unknown:
         raise ValueError(f"unknown setting(s) {unknown}")
     for name in ("bits", "train_max", "hidden", "batch_size", "iterations", "chunk", "max_steps", "eval_size"):
-        _check_int(name, s[name])
+        check_int(name, s[name])
     if s["train_max"] > s["bits"]:
         raise ValueError(f"train_max must be at most bits = {s['bits']}, got {s['train_max']}")
     if not s["seeds"] or not s["taus"] or not s["betas"]:
@@ -587,7 +575,7 @@ def run_comparison(settings=None, *, work, progress=print):
             pn_pop.train_step()
         clock["pondernet"] += time.perf_counter() - tick
         for (tau, seed), out in zip(act_keys, outs):
-            state, _ = training.load_checkpoint(Path(out) / "checkpoint.npz")
+            state, _ = checkpoints.load_checkpoint(Path(out) / "checkpoint.npz")
             params = {k: state[f"param/{k}"] for k in PARAM_NAMES}
             finals[("act", tau, seed)] = _measure("act", params, sets, s)
         for k, m in enumerate(pn_members):

@@ -41,17 +41,16 @@ The pieces:
 """
 
 import math
-import time
 from typing import NamedTuple
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from act_experiments import entry_runs
-from act_experiments.results import RESULTS
-from act_torch.act import halting_distribution
+from act_numpy.checks import check_float, check_int
 from act_torch.losses import act_loss
+
+from .pitfalls import remainder_weights     # the paper's distribution, as a swappable piece
 
 PARAM_KEYS = ("embed", "pos", "step", "ln1_g", "ln1_b", "W_q", "W_k", "W_v", "W_o", "ln2_g", "ln2_b",
               "W_1", "b_1", "W_2", "b_2", "w_h", "b_h", "lnf_g", "lnf_b", "W_y", "b_y")
@@ -61,21 +60,8 @@ PARAM_KEYS = ("embed", "pos", "step", "ln1_g", "ln1_b", "W_q", "W_k", "W_v", "W_
 # Arguments
 # ---------------------------------------------------------------------------------------------
 
-def _check_int(name, value, low=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
-def _check_number(name, value, low=0.0, open_low=False, high=None, open_high=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    value = float(value)
-    if (value <= low if open_low else value < low) or (
-            high is not None and (value >= high if open_high else value > high)):
-        lo, hi = "(" if open_low else "[", ")" if open_high else "]"
-        raise ValueError(f"{name} must be in {lo}{low:g}, {'inf' if high is None else f'{high:g}'}{hi}, got {value!r}")
-    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +71,7 @@ def _check_number(name, value, low=0.0, open_low=False, high=None, open_high=Fal
 def vocab_size(length, values):
     """Tokens of ``make_chains``: values 0..values-1 are literals, values + j means "the value of
     position j" (j = 0..length-1)."""
-    return _check_int("values", values, 2) + _check_int("length", length, 2)
+    return check_int("values", values, 2) + check_int("length", length, 2)
 
 
 def make_chains(rng, batch_size, *, length=8, values=4, max_depth=5):
@@ -105,10 +91,10 @@ def make_chains(rng, batch_size, *, length=8, values=4, max_depth=5):
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError("rng must be a np.random.Generator, e.g. np.random.default_rng(0)")
-    batch_size = _check_int("batch_size", batch_size)
-    length = _check_int("length", length, 2)
-    values = _check_int("values", values, 2)
-    max_depth = _check_int("max_depth", max_depth, 0)
+    batch_size = check_int("batch_size", batch_size)
+    length = check_int("length", length, 2)
+    values = check_int("values", values, 2)
+    max_depth = check_int("max_depth", max_depth, 0)
     B, L = batch_size, length
     order = np.argsort(rng.random((B, L)), axis=1)          # a random order of each row's positions
     # the chain lengths and literals every row would take at each place in its order (only the
@@ -183,12 +169,6 @@ class Pondered(NamedTuple):
     steps: int
 
 
-def remainder_weights(h, N, capped):
-    """The paper's halting distribution (eqs 6, 8), at the cap too: ``act_torch.act.halting_distribution``
-    with the (h, N, capped) signature of ``act_beyond.pitfalls``' weight pieces."""
-    return halting_distribution(h, N)
-
-
 def ponder_positions(z0, step, w_h, b_h, *, epsilon=0.01, max_steps=8, weights=remainder_weights):
     """ACT's halting loop run for every position at once, each position halting on its own.
 
@@ -211,8 +191,8 @@ def ponder_positions(z0, step, w_h, b_h, *, epsilon=0.01, max_steps=8, weights=r
         raise ValueError(f"step must be a function step(z, n) -> c, got {step!r}")
     if not callable(weights):
         raise ValueError(f"weights must be a function weights(h, N, capped) -> (p, R), got {weights!r}")
-    epsilon = _check_number("epsilon", epsilon, 0.0, True, 1.0, True)
-    max_steps = _check_int("max_steps", max_steps)
+    epsilon = check_float("epsilon", epsilon, 0.0, 1.0, low_open=True, high_open=True)
+    max_steps = check_int("max_steps", max_steps)
     B, L, d = z0.shape
     if tuple(w_h.shape) != (d, 1) or tuple(b_h.shape) != (1,):
         raise ValueError(f"w_h must be ({d}, 1) and b_h (1,), got {tuple(w_h.shape)} and {tuple(b_h.shape)}")
@@ -317,12 +297,12 @@ def init_params(*, vocab, length, out, d_model=32, heads=2, ff=64, max_steps=8, 
     calm); w_h (d, 1) N(0, 1/d) / 4, b_h (1,) = halting_bias (1 in the paper and in
     tensor2tensor's UT); W_y (d, out), b_y (out,): the read-out. Used as ``x @ W``.
     """
-    vocab, length, out = _check_int("vocab", vocab), _check_int("length", length), _check_int("out", out)
-    d_model, heads, ff = _check_int("d_model", d_model), _check_int("heads", heads), _check_int("ff", ff)
-    max_steps = _check_int("max_steps", max_steps)
+    vocab, length, out = check_int("vocab", vocab), check_int("length", length), check_int("out", out)
+    d_model, heads, ff = check_int("d_model", d_model), check_int("heads", heads), check_int("ff", ff)
+    max_steps = check_int("max_steps", max_steps)
     if d_model % heads:
         raise ValueError(f"d_model ({d_model}) must be a multiple of heads ({heads})")
-    halting_bias = _check_number("halting_bias", halting_bias, -math.inf)
+    halting_bias = check_float("halting_bias", halting_bias)
     if generator is None:
         generator = torch.Generator().manual_seed(0)
     if not isinstance(generator, torch.Generator):
@@ -406,7 +386,7 @@ def ut_forward(P, tokens, *, heads=2, depth=None, epsilon=0.01, max_steps=None, 
         raise ValueError(f"tokens has {tokens.shape[1]} positions, the parameters only {length}")
     if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocab):
         raise ValueError(f"tokens must lie in 0..{vocab - 1}")
-    heads = _check_int("heads", heads)
+    heads = check_int("heads", heads)
     if d % heads:
         raise ValueError(f"heads ({heads}) must divide d_model ({d})")
     z0 = P["embed"][tokens.long()]
@@ -415,12 +395,12 @@ def ut_forward(P, tokens, *, heads=2, depth=None, epsilon=0.01, max_steps=None, 
         return layer_step(P, z, n, heads)
 
     if depth is None:
-        M = steps if max_steps is None else _check_int("max_steps", max_steps)
+        M = steps if max_steps is None else check_int("max_steps", max_steps)
         if M > steps:
             raise ValueError(f"max_steps ({M}) is more than the {steps} step embeddings")
         r = ponder_positions(z0, step, P["w_h"], P["b_h"], epsilon=epsilon, max_steps=M, weights=weights)
         return read_out(P, r.out), r
-    depth = _check_int("depth", depth)
+    depth = check_int("depth", depth)
     if depth > steps:
         raise ValueError(f"depth ({depth}) is more than the {steps} step embeddings")
     z = z0
@@ -475,110 +455,3 @@ def evaluate(P, tokens, targets, depth, *, heads=2, model_depth=None, epsilon=0.
                         "ponder": float(N[depth == k].mean()), "rho": float(rho[depth == k].mean())}
                        for k in np.unique(depth)]
     return rec
-
-
-def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, epsilon=0.01, eval_every=100,
-             eval_size=1000, seed=0, weights=remainder_weights, dtype=torch.float32, task=None, model=None):
-    """Train the encoder on ``make_chains`` with Adam and return its log and parameters.
-
-    depth=None: ACT per position with time penalty tau (eq. 12); depth=D: a fixed-depth UT
-    (tau then multiplies the constant D and changes nothing). task: options of make_chains
-    (TASK_DEFAULTS); model: options of init_params (MODEL_DEFAULTS; max_steps is ACT's cap M and
-    the number of step embeddings). weights: the halting distribution (the paper's by default).
-
-    Seeds: the parameters come from torch.Generator().manual_seed(seed), the training batches
-    from np.random.default_rng([seed, 1]) and the held-out set (eval_size rows) from
-    np.random.default_rng([seed, 2]): one seed gives an ACT run and fixed-depth runs the same
-    initial layer and the same data. Returns {"config", "evals", "params", "train_time_s"}:
-    evals is a list of ``evaluate`` records with "iteration", at 0, every eval_every and at the
-    end; params the trained tensors (detached).
-    """
-    task = {**TASK_DEFAULTS, **(task or {})}
-    model = {**MODEL_DEFAULTS, **(model or {})}
-    if set(task) != set(TASK_DEFAULTS):
-        raise ValueError(f"task takes only {sorted(TASK_DEFAULTS)}, got {sorted(task)}")
-    if set(model) != set(MODEL_DEFAULTS):
-        raise ValueError(f"model takes only {sorted(MODEL_DEFAULTS)}, got {sorted(model)}")
-    for name, value, low in (("iterations", iterations, 0), ("batch_size", batch_size, 1),
-                             ("eval_every", eval_every, 1), ("eval_size", eval_size, 1), ("seed", seed, 0)):
-        _check_int(name, value, low)
-    tau = _check_number("tau", tau)
-    lr = _check_number("lr", lr, 0.0, True)
-    generator = torch.Generator().manual_seed(seed)
-    P = init_params(vocab=vocab_size(task["length"], task["values"]), length=task["length"], out=task["values"],
-                    generator=generator, dtype=dtype, **model)
-    heads = model["heads"]
-    opt = torch.optim.Adam(P.values(), lr=lr)
-    data = np.random.default_rng([seed, 1])
-    held_out = make_chains(np.random.default_rng([seed, 2]), eval_size, **task)
-    run = dict(heads=heads, epsilon=epsilon, weights=weights)
-    evals = []
-
-    def log(iteration):
-        evals.append({"iteration": iteration, **evaluate(P, *held_out, model_depth=depth, **run)})
-
-    log(0)
-    start = time.perf_counter()
-    for it in range(1, iterations + 1):
-        tokens, targets, _ = make_chains(data, batch_size, **task)
-        logits, r = ut_forward(P, torch.as_tensor(tokens), depth=depth, **run)
-        loss, _, _ = loss_terms(logits, r, torch.as_tensor(targets), tau)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if it % eval_every == 0 or it == iterations:
-            log(it)
-    config = dict(depth=depth, tau=tau, iterations=iterations, batch_size=batch_size, lr=lr, epsilon=epsilon,
-                  seed=seed, eval_size=eval_size, weights=getattr(weights, "__name__", str(weights)),
-                  dtype=str(dtype).replace("torch.", ""), **task, **model)
-    return {"config": config, "evals": evals, "params": {k: v.detach() for k, v in P.items()},
-            "train_time_s": time.perf_counter() - start}
-
-
-# ---------------------------------------------------------------------------------------------
-# The committed comparison (scripts/universal_transformer.py writes results/universal_transformer/)
-# ---------------------------------------------------------------------------------------------
-
-COMMITTED = RESULTS / "universal_transformer"
-DEPTHS = range(TASK_DEFAULTS["max_depth"] + 1)
-FIELDS = ("error", "sequence_error", "ponder", "rho", "loop_steps", "capped", "weight_sum")
-TEXT = ("entry", "kind", "weights")
-
-
-def flat_eval(e):
-    """An ``evaluate`` record as one flat row: its fields, then error_d<k> and ponder_d<k> per depth k."""
-    row = {k: e[k] for k in ("iteration",) + FIELDS}
-    for r in e["by_depth"]:
-        row[f"error_d{r['depth']}"] = r["error"]
-        row[f"ponder_d{r['depth']}"] = r["ponder"]
-    return row
-
-
-def read_results(name, folder=None):
-    """(rows, meta) of the committed experiment ``name`` ("compute" or "cap"): one row per evaluation
-    of every run (entry, kind, tau, depth, max_steps, weights, seed, iteration, the FIELDS, error_d<k>,
-    ponder_d<k>), numbers as floats or ints (None where empty), and the settings it ran with."""
-    return entry_runs.read(name, COMMITTED if folder is None else folder, TEXT, "scripts/universal_transformer.py")
-
-
-def final_rows(rows):
-    """The last evaluation of every (entry, seed), in the order the entries first appear."""
-    return entry_runs.final_rows(rows, key="entry")
-
-
-def summarise(rows, columns=None):
-    """{entry: {column: (mean, lowest, highest) over the seeds' last evaluations, "seeds": n, and the
-    entry's kind, tau, depth, max_steps and weights}}, entries in the order of the rows."""
-    ends = final_rows(rows)
-    columns = columns or [c for c in rows[0] if c not in TEXT + ("tau", "depth", "max_steps", "seed", "iteration")]
-    out = {}
-    for entry in dict.fromkeys(r["entry"] for r in ends):
-        mine = [r for r in ends if r["entry"] == entry]
-        s = {k: mine[0][k] for k in ("kind", "tau", "depth", "max_steps", "weights")}
-        for c in columns:
-            values = [r[c] for r in mine if r.get(c) is not None]
-            if values:
-                s[c] = (sum(values) / len(values), min(values), max(values))
-        s["seeds"] = len(mine)
-        out[entry] = s
-    return out

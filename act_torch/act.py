@@ -144,12 +144,13 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
     for t in range(T):
         states, cells, hs = [], [], []
         cum = x.new_zeros(B)                                      # sum of the halting units so far
+        prev = state                                              # s_{t-1} enters step n = 1
         for n in range(1, max_ponder + 1):
             x_part = xW[:, t] + flag if n == 1 else xW[:, t]
-            s, state_n = ponder_step(x_part, state if n == 1 else state_n, P["W_s"], cell)
+            s, prev = ponder_step(x_part, prev, P["W_s"], cell)
             h = torch.sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]      # eq. (5)
             states.append(s)
-            cells.append(state_n[1] if lstm else None)
+            cells.append(prev[1] if lstm else None)
             hs.append(h)
             # eq. (7): a row halts once its sum reaches 1 - eps. The test only decides N(t),
             # so it reads h without gradient; one host sync per ponder step

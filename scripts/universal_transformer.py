@@ -24,14 +24,15 @@ import matplotlib
 from act_beyond import pitfalls
 from act_beyond import universal_transformer as ut
 from act_experiments import course, entry_runs
+from act_experiments import ut_runs
 from act_experiments.figures import save_figure
 
-OUT = ut.COMMITTED
+OUT = ut_runs.COMMITTED
 # the names of notebook 11's gallery (act_beyond.pitfalls.PITFALLS)
 WEIGHTS = {"remainder": ut.remainder_weights, "cap drops R": pitfalls.cap_without_remainder_weights,
            "cap zero R": pitfalls.cap_zero_remainder_weights}
-COLUMNS = (("entry", "kind", "tau", "depth", "max_steps", "weights", "seed", "iteration") + ut.FIELDS
-           + tuple(f"error_d{k}" for k in ut.DEPTHS) + tuple(f"ponder_d{k}" for k in ut.DEPTHS))
+COLUMNS = (("entry", "kind", "tau", "depth", "max_steps", "weights", "seed", "iteration") + ut_runs.FIELDS
+           + tuple(f"error_d{k}" for k in ut_runs.DEPTHS) + tuple(f"ponder_d{k}" for k in ut_runs.DEPTHS))
 
 EXPERIMENTS = {
     # the live run of notebook 13 (600 iterations) taken to 1500, three seeds; every entry of one seed
@@ -80,12 +81,12 @@ def run(name, seeds=None, iterations=None, entries=None, out=OUT, force=False, l
 
     def train(entry, seed):
         t0 = time.time()
-        result = ut.train_ut(seed=seed, **entry_kwargs(settings, spec["entries"][entry]))
+        result = ut_runs.train_ut(seed=seed, **entry_kwargs(settings, spec["entries"][entry]))
         c = result["config"]
         head = dict(entry=entry, kind="fixed" if c["depth"] else "act", tau=c["tau"], depth=c["depth"],
                     max_steps=c["max_steps"], weights=spec["entries"][entry].get("weights", "remainder"), seed=seed)
         last = result["evals"][-1]
-        return ([{**head, **ut.flat_eval(e)} for e in result["evals"]],
+        return ([{**head, **ut_runs.flat_eval(e)} for e in result["evals"]],
                 f"{entry:16s} seed {seed}: error {last['error']:.4f}, sequence error {last['sequence_error']:.3f}, "
                 f"ponder {last['ponder']:.2f} ({time.time() - t0:.0f} s)")
 
@@ -107,7 +108,7 @@ def draw_compute(rows, meta):
     """Error against layer applications per position: fixed depths as a line, ACT per tau as points,
     one small marker per seed and a large one for the mean; left all positions, right depth 4-5."""
     import matplotlib.pyplot as plt
-    ends = ut.final_rows(rows)
+    ends = ut_runs.final_rows(rows)
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharex=True)
     for ax, value, label in ((axes[0], lambda r: r["sequence_error"], "held-out sequence error"),
                              (axes[1], _deep_error, "error on positions of depth 4 and 5")):
@@ -143,8 +144,8 @@ def draw_depth(rows, meta):
     applications that resolve each depth by pointer doubling; right: error per chain depth of every
     entry (mean over seeds)."""
     import matplotlib.pyplot as plt
-    s = ut.summarise(rows)
-    depths = list(ut.DEPTHS)
+    s = ut_runs.summarise(rows)
+    depths = list(ut_runs.DEPTHS)
     fig, (ax_n, ax_e) = plt.subplots(1, 2, figsize=(11, 3.8))
     act = [e for e in s if s[e]["kind"] == "act"]
     colours = plt.cm.viridis([0.15 + 0.7 * i / max(1, len(act) - 1) for i in range(len(act))])
@@ -212,7 +213,7 @@ def plot(results=OUT, figures=None):
     paths = []
     for experiment, drawings in FIGURES.items():
         try:
-            rows, meta = ut.read_results(experiment, results)
+            rows, meta = ut_runs.read_results(experiment, results)
         except ValueError:
             print(f"{experiment}: no results in {results}, skipped")
             continue

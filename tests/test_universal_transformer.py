@@ -12,6 +12,7 @@ import torch
 
 from act_beyond import pitfalls
 from act_beyond import universal_transformer as ut
+from act_experiments import ut_runs
 from act_numpy.params import init_params as act_init_params
 from act_torch.act import act_forward
 
@@ -346,23 +347,23 @@ def test_encoder_bad_arguments(kwargs, name):
 def test_training_is_seeded_and_shares_the_start():
     small = dict(task=dict(length=5, values=3, max_depth=2), model=dict(d_model=8, ff=8, max_steps=4),
                  batch_size=8, eval_size=20, eval_every=2)
-    a = ut.train_ut(iterations=3, seed=7, **small)
-    b = ut.train_ut(iterations=3, seed=7, **small)
+    a = ut_runs.train_ut(iterations=3, seed=7, **small)
+    b = ut_runs.train_ut(iterations=3, seed=7, **small)
     for k in a["params"]:
         torch.testing.assert_close(a["params"][k], b["params"][k], rtol=0, atol=0)
     assert [e["iteration"] for e in a["evals"]] == [0, 2, 3]
     first = a["evals"][0]
     assert sum(r["count"] for r in first["by_depth"]) == 20 * 5
     assert first["weight_sum"] == pytest.approx(1.0) and first["capped"] == 0.0
-    fixed = ut.train_ut(depth=2, iterations=0, seed=7, **small)
-    act = ut.train_ut(iterations=0, seed=7, **small)
+    fixed = ut_runs.train_ut(depth=2, iterations=0, seed=7, **small)
+    act = ut_runs.train_ut(iterations=0, seed=7, **small)
     for k in act["params"]:
         torch.testing.assert_close(act["params"][k], fixed["params"][k], rtol=0, atol=0)
     assert fixed["evals"][0]["ponder"] == 2.0 and fixed["evals"][0]["loop_steps"] == 2
     with pytest.raises(ValueError, match="task"):
-        ut.train_ut(iterations=0, task=dict(bits=3))
+        ut_runs.train_ut(iterations=0, task=dict(bits=3))
     with pytest.raises(ValueError, match="lr"):
-        ut.train_ut(iterations=0, lr=0.0)
+        ut_runs.train_ut(iterations=0, lr=0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -397,14 +398,14 @@ def test_script_runs_resumes_refuses_other_settings_and_plots(tmp_path, monkeypa
     lines = []
     script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)
     assert len(lines) == 3
-    rows, meta = ut.read_results("cap", out)
+    rows, meta = ut_runs.read_results("cap", out)
     assert {r["entry"] for r in rows} == set(script.WEIGHTS) and len(rows) == 3 * 3
     assert meta["model"]["max_steps"] == 3 and meta["seeds"] == 1
     script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)          # nothing left to do
     assert len(lines) == 3
     with pytest.raises(ValueError, match="other settings"):
         script.run("cap", seeds=1, iterations=3, out=out)
-    s = ut.summarise(rows)
+    s = ut_runs.summarise(rows)
     assert s["remainder"]["weight_sum"][0] == pytest.approx(1.0) and s["remainder"]["seeds"] == 1
     paths = script.plot(out, tmp_path / "figures")
     assert [p.name for p in paths] == ["universal_transformer_cap.png"]
