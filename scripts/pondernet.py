@@ -6,7 +6,7 @@
 
 Both models train on parity with 1..train-max non-zero bits (the task option max_nonzero): ACT
 with one network per (tau, seed) through the course's population engine, PonderNet with one
-network per (beta, seed) as one stacked population (act_beyond.pondernet.run_comparison has
+network per (beta, seed) as one stacked population (act_experiments.pondernet_runs.run_comparison has
 the details). Each is measured every --chunk iterations on a held-out set of the training range
 and, when train-max < bits, on one of train-max+1..bits non-zero bits (the extrapolation test).
 The tables go to results/<name>/ (runs.csv, curves.csv, counts.csv, attention.csv,
@@ -32,8 +32,8 @@ def ints(text):
 
 
 def build_parser():
-    from act_beyond.pondernet import COMPARISON_DEFAULTS as D
-    from act_experiments.training import OneLineParser        # errors in one line, exit status 2
+    from act_experiments.pondernet_runs import COMPARISON_DEFAULTS as D
+    from act_experiments.cli import OneLineParser        # errors in one line, exit status 2
     p = OneLineParser(prog="python scripts/pondernet.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--name", help="results/<name>/ (required unless --plot)")
     p.add_argument("--plot", metavar="NAME", help="only redraw the figures of results/NAME/")
@@ -58,16 +58,17 @@ def draw(name):
     """Draw the figures of results/<name>/ into figures/; returns the paths."""
     import matplotlib
     matplotlib.use("Agg")
-    from act_beyond import pondernet as pn
+    from act_experiments import pondernet_runs
+    from act_experiments.plots import pondernet as pondernet_plots
     from act_experiments.figures import save_figures
-    tables = pn.read_comparison(ROOT / "results" / name)
+    tables = pondernet_runs.read_comparison(ROOT / "results" / name)
     s = tables["meta"]["settings"]
-    act_knob, pn_knob = pn.comparison_picks(tables)
+    act_knob, pn_knob = pondernet_runs.comparison_picks(tables)
     figures = {
-        "errors": pn.figure_errors,
-        "counts": lambda t: pn.figure_counts(t, act_knob, pn_knob),
-        "attention": lambda t: pn.figure_attention(t, pn.attention_picks(t, act_knob, pn_knob)),
-        "curves": pn.figure_curves,
+        "errors": pondernet_plots.figure_errors,
+        "counts": lambda t: pondernet_plots.figure_counts(t, act_knob, pn_knob),
+        "attention": lambda t: pondernet_plots.figure_attention(t, pondernet_runs.attention_picks(t, act_knob, pn_knob)),
+        "curves": pondernet_plots.figure_curves,
     }
     if s["train_max"] == s["bits"]:
         figures.pop("counts")        # no extrapolation: the error per count says little more
@@ -84,7 +85,7 @@ def main(argv=None):
             return 0
         if not args.name or "/" in args.name:
             raise ValueError("--name must name a folder under results/ (no '/')")
-        from act_beyond import pondernet as pn
+        from act_experiments import pondernet_runs
         settings = {"bits": args.bits, "train_max": args.train_max if args.train_max is not None else args.bits // 2,
                     "hidden": args.hidden, "batch_size": args.batch_size, "lr": args.lr,
                     "iterations": args.iterations, "chunk": args.chunk, "seeds": args.seeds, "taus": args.taus,
@@ -98,10 +99,10 @@ def main(argv=None):
         import torch
         torch.set_num_threads(1)
         start = time.perf_counter()
-        tables = pn.run_comparison(settings, work=work, progress=lambda line: print(line, flush=True))
+        tables = pondernet_runs.run_comparison(settings, work=work, progress=lambda line: print(line, flush=True))
         tables["meta"]["command"] = "python scripts/pondernet.py " + shlex.join(sys.argv[1:] if argv is None else argv)
         tables["meta"]["wall_time_s"] = round(time.perf_counter() - start, 1)
-        pn.write_comparison(tables, ROOT / "results" / args.name)
+        pondernet_runs.write_comparison(tables, ROOT / "results" / args.name)
         print(f"wrote results/{args.name}/")
         for path in draw(args.name):
             print("wrote", path.relative_to(ROOT))

@@ -7,6 +7,8 @@ import torch
 import torch.nn.functional as F
 
 from act_beyond import pondernet as pn
+from act_experiments import pondernet_runs
+from act_experiments.plots import pondernet as pondernet_plots
 from act_experiments import tasks, training
 from act_torch.act import act_forward
 
@@ -16,7 +18,7 @@ def t64(*values):
 
 
 def small_params(seed=0, D=5, H=7, O=1, cell="rnn", halting_bias=-1.0):
-    return pn.initial_params(D, H, O, seed, cell=cell, halting_bias=halting_bias)
+    return pondernet_runs.initial_params(D, H, O, seed, cell=cell, halting_bias=halting_bias)
 
 
 def parity(n, bits=5, seed=0, **options):
@@ -262,7 +264,7 @@ def test_loss_gradient_through_the_parameters():
 # ---------------------------------------------------------------------------------------------
 
 def test_population_starts_where_act_starts_and_reads_its_data():
-    pop = pn.Population([{"seed": 3}], task_options={"bits": 6}, hidden=8, max_steps=4)
+    pop = pondernet_runs.Population([{"seed": 3}], task_options={"bits": 6}, hidden=8, max_steps=4)
     config = training.make_config({"task": "parity", "bits": 6, "hidden": 8, "seed": 3})
     act_init = training.init_parameters(config)
     for k, v in pop.member_params(0).items():
@@ -276,8 +278,8 @@ def test_population_starts_where_act_starts_and_reads_its_data():
 def test_population_members_train_as_alone_and_learn_the_range():
     options = {"bits": 5, "max_nonzero": 2}
     members = [{"seed": 0, "beta": 0.01}, {"seed": 1, "beta": 0.1, "lambda_p": 0.4, "lr": 3e-3}]
-    pop = pn.Population(members, task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
-    alone = pn.Population(members[1:], task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
+    pop = pondernet_runs.Population(members, task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
+    alone = pondernet_runs.Population(members[1:], task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
     for _ in range(3):
         stats = pop.train_step()
         single = alone.train_step()
@@ -305,22 +307,22 @@ def test_evaluate_act_matches_act_forward():
 def test_population_refuses_bad_arguments():
     options = {"bits": 4}
     with pytest.raises(ValueError, match="members"):
-        pn.Population([], task_options=options)
+        pondernet_runs.Population([], task_options=options)
     with pytest.raises(ValueError, match="seed"):
-        pn.Population([{"beta": 0.1}], task_options=options)
+        pondernet_runs.Population([{"beta": 0.1}], task_options=options)
     with pytest.raises(ValueError, match="beta"):
-        pn.Population([{"seed": 0, "beta": -0.1}], task_options=options)
+        pondernet_runs.Population([{"seed": 0, "beta": -0.1}], task_options=options)
     with pytest.raises(ValueError, match="lambda_p"):
-        pn.Population([{"seed": 0, "lambda_p": 1.0}], task_options=options)
+        pondernet_runs.Population([{"seed": 0, "lambda_p": 1.0}], task_options=options)
     with pytest.raises(ValueError, match="lr"):
-        pn.Population([{"seed": 0, "lr": 0}], task_options=options)
+        pondernet_runs.Population([{"seed": 0, "lr": 0}], task_options=options)
     with pytest.raises(ValueError, match="max_nonzero"):
-        pn.Population([{"seed": 0}], task_options={"bits": 4, "max_nonzero": 5})
+        pondernet_runs.Population([{"seed": 0}], task_options={"bits": 4, "max_nonzero": 5})
     with pytest.raises(ValueError, match="dtype"):
-        pn.Population([{"seed": 0}], task_options=options, dtype="float16")
+        pondernet_runs.Population([{"seed": 0}], task_options=options, dtype="float16")
     with pytest.raises(ValueError, match="hidden"):
-        pn.Population([{"seed": 0}], task_options=options, hidden=0)
-    pop = pn.Population([{"seed": 0}], task_options=options, hidden=4)
+        pondernet_runs.Population([{"seed": 0}], task_options=options, hidden=0)
+    pop = pondernet_runs.Population([{"seed": 0}], task_options=options, hidden=4)
     with pytest.raises(ValueError, match="k must be"):
         pop.member_params(1)
 
@@ -334,7 +336,7 @@ TINY = dict(bits=4, train_max=2, hidden=4, batch_size=8, iterations=4, chunk=2, 
 
 
 def test_comparison_tables_round_trip(tmp_path):
-    tables = pn.run_comparison(TINY, work=tmp_path / "work", progress=None)
+    tables = pondernet_runs.run_comparison(TINY, work=tmp_path / "work", progress=None)
     assert len(tables["runs"]) == 2 + 4                       # ACT: 1 tau x 2 seeds; PonderNet: 2 betas x 2 seeds
     assert len(tables["curves"]) == 2 * 6                     # measured after each of the two chunks
     assert {r["iteration"] for r in tables["curves"]} == {2, 4}
@@ -347,29 +349,29 @@ def test_comparison_tables_round_trip(tmp_path):
         key = (r["model"], r["knob"], r["seed"], r["count"])
         sums[key] = sums.get(key, 0.0) + r["p"]
     assert len(sums) == 6 * 4 and all(abs(v - 1) < 1e-5 for v in sums.values())
-    pn.write_comparison(tables, tmp_path / "out")
-    back = pn.read_comparison(tmp_path / "out")
+    pondernet_runs.write_comparison(tables, tmp_path / "out")
+    back = pondernet_runs.read_comparison(tmp_path / "out")
     assert back["meta"]["settings"]["bits"] == 4 and len(back["runs"]) == 6
     assert back["runs"][0]["model"] in ("act", "pondernet") and isinstance(back["runs"][0]["seed"], int)
-    act_knob, pn_knob = pn.comparison_picks(back)
+    act_knob, pn_knob = pondernet_runs.comparison_picks(back)
     assert act_knob == 1e-2 and pn_knob in (1e-2, 1e-1)
-    picks = pn.attention_picks(back, act_knob, pn_knob)
+    picks = pondernet_runs.attention_picks(back, act_knob, pn_knob)
     assert [m for m, _, _ in picks] == ["act", "pondernet"]
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    for fig in (pn.figure_errors(back), pn.figure_counts(back, act_knob, pn_knob),
-                pn.figure_attention(back, picks), pn.figure_curves(back)):
+    for fig in (pondernet_plots.figure_errors(back), pondernet_plots.figure_counts(back, act_knob, pn_knob),
+                pondernet_plots.figure_attention(back, picks), pondernet_plots.figure_curves(back)):
         plt.close(fig)
 
 
 def test_comparison_refuses_bad_settings(tmp_path):
     with pytest.raises(ValueError, match="unknown setting"):
-        pn.run_comparison({"bitz": 4}, work=tmp_path)
+        pondernet_runs.run_comparison({"bitz": 4}, work=tmp_path)
     with pytest.raises(ValueError, match="train_max"):
-        pn.run_comparison({**TINY, "train_max": 5}, work=tmp_path)
+        pondernet_runs.run_comparison({**TINY, "train_max": 5}, work=tmp_path)
     with pytest.raises(ValueError, match="seeds"):
-        pn.run_comparison({**TINY, "seeds": ()}, work=tmp_path)
+        pondernet_runs.run_comparison({**TINY, "seeds": ()}, work=tmp_path)
 
 
 def test_script_refuses_bad_input_in_one_line(capsys):
