@@ -1,5 +1,6 @@
 # Two commands: `make lab` opens the course, `make test` checks everything (CI runs this one).
-# Also: `make student` (the exercises without their solutions, in build/student/), `make variant`
+# Also: `make student` (the exercises without their solutions, in build/student/), `make course` (a
+# ready nbgrader course, in build/course/), `make variant`
 # (the notebooks under other math kernels), `make figures` (redraw figures/) and `make book` (the
 # rendered edition, in build/book/).
 VENV   := .venv
@@ -8,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # nbval: lax mode (our checks are assert cells), the venv's own kernel, and a generous per-cell limit
 NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=300
 
-.PHONY: lab test unit notebooks exercises student wheel variant figures book clean
+.PHONY: lab test unit notebooks exercises student course wheel variant figures book clean
 
 $(STAMP): requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
@@ -30,13 +31,20 @@ unit: $(STAMP)
 notebooks: $(STAMP)
 	$(PY) -m pytest -q $(NBVAL) notebooks
 
-# The student edition (build/student/, made by nbgrader: every solution taken out), then run:
-# every graded check must fail without its answer, and every lesson cell must still run.
+# The student edition (build/student/, made by nbgrader: every solution and hidden test taken out).
 student: $(STAMP)
 	$(PY) scripts/student.py
 
+# nbgrader's own generate_assignment and autograde, with the course's nbgrader_config.py, on every
+# notebook: the source must get every point of every check cell, the untouched release none (a
+# check that raises or writes to stderr scores 0), and every lesson cell must run in both.
 exercises: $(STAMP)
 	$(PY) scripts/student.py --check
+
+# A ready nbgrader course in build/course/: nbgrader_config.py, one assignment per session of
+# docs/teaching.md's plan (source/ and release/), figures and links that resolve inside it.
+course: $(STAMP)
+	$(PY) scripts/course.py
 
 # The course as one wheel (build/dist/), committed sweeps inside: what a notebook opened on its own
 # installs (README, "Opened alone").

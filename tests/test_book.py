@@ -7,7 +7,9 @@ load without a console error or a failed request, show every figure (an img with
 natural size), have each of its equations typeset by MathJax, and link only to pages, files and
 anchors that exist. The search box must find a word, the notebooks must carry their outputs, and
 screenshots (kept in build/book/screenshots/) must not be blank. The same pages are also read
-from file://, as someone who copied the folder would.
+from file://, as someone who copied the folder would. A reader can try each exercise first: every
+solution and model answer waits behind a "Show solution" toggle and opens on a click, no hidden
+test and no nbgrader marker reaches the book, and the setup cell is collapsed.
 
 This test reads the book that `make book` built; it builds nothing (executing the notebooks takes
 minutes). It skips, saying why, where the build is missing or older than its sources, or where
@@ -371,3 +373,125 @@ def test_screenshots_are_not_blank(book, server, browser):
         shot = SHOTS / (name.replace("/", "_").replace(".html", ".png"))
         shot.write_bytes(png)
         assert not _blank(png), f"{name}: the screenshot ({shot.relative_to(ROOT)}) is blank"
+
+
+def _notebook_cells(path):
+    import json
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _solutions(cells):
+    """How many solution cells (code) and model answers (markdown) a notebook has."""
+    grading = [c.get("metadata", {}).get("nbgrader", {}) for c in cells]
+    return sum(1 for c, g in zip(cells, grading) if g.get("solution") and
+               (c["cell_type"] == "markdown" or not g.get("grade")))
+
+
+def _hidden_lines(cells):
+    """Distinctive lines of a notebook's hidden tests: ones that appear nowhere else in it."""
+    import re
+    hidden, elsewhere = set(), []
+    for cell in cells:
+        text = "".join(cell["source"])
+        blocks = re.findall(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", text, flags=re.S)
+        for block in blocks:
+            hidden |= {line.strip() for line in block.splitlines() if len(line.strip()) > 40}
+        elsewhere.append(re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", text, flags=re.S))
+    rest = "\n".join(elsewhere)
+    return {line for line in hidden if line not in rest}
+
+
+def test_the_book_view_of_an_exercise():
+    """book/_ext/coursebook.py's changes to the cells, on cells made for the purpose."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        from coursebook import for_the_book
+    finally:
+        sys.path.pop(0)
+    solution = for_the_book({"cell_type": "code", "metadata": {"nbgrader": {"solution": True, "grade": False}},
+                             "source": "x = None\n### BEGIN SOLUTION\nx = 3\n### END SOLUTION\n"})
+    assert solution["source"] == "x = None\nx = 3\n" and "hide-cell" in solution["metadata"]["tags"]
+    assert solution["metadata"]["mystnb"]["code_prompt_show"] == "Show solution"
+    check = for_the_book({"cell_type": "code", "metadata": {"nbgrader": {"grade": True, "solution": False}},
+                          "source": "assert x is not None\n### BEGIN HIDDEN TESTS\nassert x == 3\n### END HIDDEN TESTS"})
+    assert check["source"] == "assert x is not None\n"
+    answer = for_the_book({"cell_type": "markdown", "metadata": {"nbgrader": {"grade": True, "solution": True}},
+                           "source": "**Why?**\n\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION"})
+    assert answer["source"] == "**Why?**\n\n::::{toggle}\nBecause.\n::::"
+    setup = for_the_book({"cell_type": "code", "metadata": {}, "source": "import numpy"}, first_code_cell=True)
+    assert "hide-input" in setup["metadata"]["tags"]
+    lesson = for_the_book({"cell_type": "code", "metadata": {}, "source": "print(1)"})
+    assert "tags" not in lesson["metadata"]
+
+
+def test_no_hidden_test_or_marker_in_any_file_of_the_book(book):
+    markers = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN SOLUTION", "END SOLUTION")
+    hidden = {nb.stem: _hidden_lines(_notebook_cells(nb)) for nb in sorted((ROOT / "notebooks").glob("*.ipynb"))}
+    assert any(hidden.values()), "no notebook has hidden tests to look for"
+    problems = []
+    for path in sorted(HTML.rglob("*")):
+        if not path.is_file() or path.suffix not in (".html", ".js", ".ipynb", ".txt", ".md", ".json"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        problems += [f"{path.relative_to(HTML)}: {m}" for m in markers if m in text]
+        for stem, lines in hidden.items():
+            problems += [f"{path.relative_to(HTML)}: hidden test of {stem}: {line[:60]}"
+                         for line in lines if line in text]
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_solutions_wait_behind_a_toggle_and_the_setup_cell_is_collapsed(book, server, browser):
+    """Every notebook page in the browser: each solution and model answer hidden until its
+    "Show solution" is clicked, no marker in the page's text, the setup cell's code hidden."""
+    problems, opened = [], 0
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = _notebook_cells(nb)
+        expected = _solutions(cells)
+        visit = Visit(browser, server, server + f"notebooks/{nb.stem}.html")
+        try:
+            state = visit.page.evaluate("""() => {
+                const shown = e => e.checkVisibility();
+                const solutions = Array.from(document.querySelectorAll('details.hide'))
+                    .filter(d => d.querySelector('summary').textContent.includes('Show solution'));
+                const answers = Array.from(document.querySelectorAll('.toggle'));
+                const answerToggles = Array.from(document.querySelectorAll('details.toggle-details'))
+                    .filter(d => d.textContent.includes('Show solution') && d.querySelector('.toggle'));
+                const setup = Array.from(document.querySelectorAll('details.hide'))
+                    .filter(d => d.querySelector('summary').textContent.includes('Show the setup cell'));
+                return {
+                    solutions: solutions.length, answers: answers.length,
+                    openSolutions: solutions.filter(d => d.open || shown(d.querySelector('.cell_input'))).length,
+                    openAnswers: answers.filter(a => shown(a)).length,
+                    answerToggles: answerToggles.length,
+                    setup: setup.length, setupOpen: setup.filter(d => d.open || shown(d.querySelector('.cell_input'))).length,
+                    text: document.body.innerText,
+                };
+            }""")
+            if expected:
+                visit.page.locator("details.hide summary", has_text="Show solution").first.click()
+                visit.page.locator("details.toggle-details > summary").evaluate_all("ss => ss.forEach(s => s.click())")
+                after = visit.page.evaluate("""() => ({
+                    solution: Array.from(document.querySelectorAll('details.hide'))
+                        .filter(d => d.querySelector('summary').textContent.includes('Hide solution'))
+                        .filter(d => d.querySelector('.cell_input').checkVisibility()).length,
+                    answers: Array.from(document.querySelectorAll('.toggle')).filter(a => a.checkVisibility()).length,
+                })""")
+                opened += after["solution"] + after["answers"]
+                if after["solution"] != 1 or after["answers"] != state["answers"]:
+                    problems.append(f"{nb.name}: a click did not open the solution ({after})")
+        finally:
+            visit.close()
+        if state["solutions"] + state["answers"] != expected:
+            problems.append(f"{nb.name}: {state['solutions']} solution toggles and {state['answers']} answer "
+                            f"toggles for {expected} solutions and model answers")
+        if state["openSolutions"] or state["openAnswers"]:
+            problems.append(f"{nb.name}: {state['openSolutions']} solutions and {state['openAnswers']} model "
+                            "answers are shown before their toggle is clicked")
+        if state["answerToggles"] != state["answers"]:
+            problems.append(f"{nb.name}: {state['answers']} model answers but {state['answerToggles']} 'Show solution' toggles")
+        if state["setup"] != 1 or state["setupOpen"]:
+            problems.append(f"{nb.name}: the setup cell is not collapsed behind 'Show the setup cell'")
+        problems += [f"{nb.name}: the page shows {m!r}" for m in ("### BEGIN", "### END", "HIDDEN TESTS")
+                     if m in state["text"]]
+    assert not problems, "\n".join(problems)
+    assert opened > 20, opened

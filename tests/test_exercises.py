@@ -1,8 +1,9 @@
-"""The exercises follow nbgrader's conventions, and the student edition is made and checked right.
+"""The exercises follow nbgrader's conventions, and nbgrader grades both editions right.
 
-The full student-edition run (every check of every notebook fails without its answer) is
-`make exercises`, part of `make test`; here are its rules on the committed notebooks and the
-checker itself on small notebooks made for the purpose.
+The full run (nbgrader autograde gives every notebook's source all its points and the untouched
+release none) is `make exercises`, part of `make test`; here are its rules on the committed
+notebooks, the grader itself on small notebooks made for the purpose, and the course that
+`make course` builds.
 """
 
 import importlib.util
@@ -92,25 +93,50 @@ def notebook(cells):
 SOLUTION = "from act_experiments.course import answered\nx = None\n### BEGIN SOLUTION\nx = 3\n### END SOLUTION"
 
 
-def test_student_edition_takes_out_solutions_and_its_checker_finds_decorative_checks(tmp_path):
+def test_nbgrader_grades_the_source_and_the_release_and_reports_what_is_wrong(tmp_path):
     import nbformat
     source = tmp_path / "01_demo.ipynb"
     nbformat.write(notebook([
         ("lesson = 1", None, None),
         (SOLUTION, "ex1-solution", "solution"),
-        ("assert answered(x=x) == 3, 'x should be 3'", "ex1-check", "check"),
+        ("assert answered(x=x) is not None\n### BEGIN HIDDEN TESTS\nassert x == 3, 'x should be 3'\n"
+         "### END HIDDEN TESTS", "ex1-check", "check"),
         ("assert True  # checks nothing", "ex1-check-b", "check"),
+        ("import sys\nsys.stderr.write('a warning')\nassert answered(x=x) == 3", "ex1-check-c", "check"),
         ("lesson + undefined_name", None, None),
         ("Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION", "ex2-answer", "answer"),
     ]), source)
-    [made] = student.generate([source], tmp_path / "student")
-    cells = nbformat.read(made, as_version=4).cells
-    assert "x = 3" not in cells[1].source and "raise NotImplementedError()" in cells[1].source
-    assert "Because." not in cells[5].source and "YOUR ANSWER HERE" in cells[5].source
-    problems = student.check_student_notebook(made)
-    assert len(problems) == 2, problems
-    assert "check ex1-check-b passes without its answer" in problems[0]
-    assert "lesson cell 4 fails in the student edition (NameError" in problems[1]
+    problems = student.check([source], out=tmp_path / "student")
+    made = nbformat.read(tmp_path / "student" / source.name, as_version=4).cells
+    assert "x = 3" not in made[1].source and "raise NotImplementedError()" in made[1].source
+    assert "x == 3" not in made[2].source and "HIDDEN" not in made[2].source
+    assert "Because." not in made[6].source and "YOUR ANSWER HERE" in made[6].source
+    assert len(problems) == 4, problems
+    assert "the source scores 0 of 1 on ex1-check-c (it writes to stderr: a warning)" in problems[0]
+    assert "lesson cell 5 fails in the source (NameError" in problems[1]
+    assert "check ex1-check-b passes without its answer" in problems[2]
+    assert "lesson cell 5 fails in the student edition (NameError" in problems[3]
+
+
+def test_hidden_tests_decide_the_grade(tmp_path):
+    """A wrong answer that passes the visible check gets nothing once nbgrader restores the hidden tests."""
+    import nbformat
+    source = tmp_path / "01_demo.ipynb"
+    nbformat.write(notebook([
+        (SOLUTION, "ex1-solution", "solution"),
+        ("assert answered(x=x) > 0\n### BEGIN HIDDEN TESTS\nassert x == 3\n### END HIDDEN TESTS",
+         "ex1-check", "check"),
+    ]), source)
+    student.generate([source], tmp_path / "student")
+    wrong = tmp_path / "wrong" / source.name
+    wrong.parent.mkdir()
+    nb = nbformat.read(source, as_version=4)
+    nb.cells[0].source = nb.cells[0].source.replace("x = 3", "x = 4")
+    nb.cells[1].source = "assert answered(x=x) > 0"          # the hidden tests deleted, as in a release
+    nbformat.write(nb, wrong)
+    graded = student.autograde(tmp_path / "nbgrader", {"wrong": [wrong], "right": [source]})
+    assert graded["wrong"][source.name][1] == {"ex1-check": (0, 1)}
+    assert graded["right"][source.name][1] == {"ex1-check": (1, 1)}
 
 
 def test_a_check_that_fails_for_the_wrong_reason_is_reported(tmp_path):
@@ -120,9 +146,9 @@ def test_a_check_that_fails_for_the_wrong_reason_is_reported(tmp_path):
         (SOLUTION, "ex1-solution", "solution"),
         ("assert y == 3", "ex1-check", "check"),
     ]), source)
-    [made] = student.generate([source], tmp_path / "student")
-    [problem] = student.check_student_notebook(made)
-    assert "fails with NameError" in problem and "instead of saying what is missing" in problem
+    problems = student.check([source], out=tmp_path / "student")
+    assert any("source scores 0 of 1 on ex1-check (NameError" in p for p in problems), problems
+    assert any("fails with NameError" in p and "instead of saying what is missing" in p for p in problems), problems
 
 
 def test_nbgrader_refusing_a_notebook_is_one_line_of_the_cli(tmp_path, capsys):
@@ -149,3 +175,59 @@ def test_the_exercise_table_has_a_row_per_exercise_with_its_points(tmp_path):
     nbformat.write(nb, source)
     table = student.exercise_table([source]).splitlines()
     assert table[2:] == ["| 07 | 1. Choose x | 2 | - |", "| 07 | 2. Why | 0 | 1 |"]
+
+
+SOLUTION_WORDS = re.compile(r"make student|student edition|model (solution|answer)|solution cell|this edition",
+                            flags=re.I)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_every_code_exercise_keeps_its_decisive_checks_hidden(path):
+    """Each exercise answered in code has a check cell with nbgrader hidden tests, and a visible
+    part that is more than the markers (shape, type, one example, and a message)."""
+    cells = json.loads(path.read_text())["cells"]
+    for number, members in exercises(cells).items():
+        if "solution" not in [role for _, role in members]:
+            continue
+        checks = ["".join(cells[i]["source"]) for i, role in members if role == "check"]
+        hidden = [c for c in checks if "### BEGIN HIDDEN TESTS" in c]
+        assert hidden, f"exercise {number}: no check cell has hidden tests (### BEGIN HIDDEN TESTS)"
+        for check in hidden:
+            assert check.count("### BEGIN HIDDEN TESTS") == check.count("### END HIDDEN TESTS")
+            visible = re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", check, flags=re.S)
+            assert visible.strip(), f"exercise {number}: a check with nothing visible says nothing to a learner"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_the_text_suits_both_editions(path):
+    """No markdown a learner reads speaks of solutions, model answers or the student edition."""
+    cells = json.loads(path.read_text())["cells"]
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = re.sub(r"### BEGIN SOLUTION.*?### END SOLUTION", "", "".join(cell["source"]), flags=re.S)
+        found = SOLUTION_WORDS.search(text)
+        assert not found, f"cell {index} speaks of {found.group(0)!r}, which the release does not have"
+
+
+def test_the_course_has_every_notebook_once_with_links_that_resolve(tmp_path):
+    spec = importlib.util.spec_from_file_location("course", ROOT / "scripts" / "course.py")
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)
+    course.build(tmp_path / "course", generate=False)
+    assert (tmp_path / "course" / "nbgrader_config.py").read_text() == (ROOT / "scripts" / "nbgrader_config.py").read_text()
+    placed = sorted(p.name for p in (tmp_path / "course" / "source").glob("*/*.ipynb"))
+    assert placed == sorted(p.name for p in NOTEBOOKS)
+    assert len(course.ASSIGNMENTS) == 8
+    for nb_path in (tmp_path / "course" / "source").glob("*/*.ipynb"):
+        for cell in json.loads(nb_path.read_text())["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            for target in re.findall(r"\]\(([^)\s]+)\)", "".join(cell["source"])):
+                path = target.split("#")[0]
+                if not path or "://" in path or path.startswith("mailto:"):
+                    continue
+                assert (nb_path.parent / path).is_file(), f"{nb_path.parent.name}/{nb_path.name}: {target} leads nowhere"
+    text = (ROOT / "docs" / "teaching.md").read_text()
+    for assignment in course.ASSIGNMENTS:
+        assert f"`{assignment}`" in text, f"docs/teaching.md does not name the assignment {assignment}"

@@ -1,0 +1,165 @@
+"""An exercise that asks for a piece of ACT gives no marks for calling the course's own piece.
+
+act_experiments.grading.written_by_hand on small answers, then nbgrader itself on notebook 03b with
+an answer to each of its six exercises that wraps act_numpy's piece instead of writing it: every
+check cell of every exercise must score 0.
+"""
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import act_numpy.halting as halting_module
+from act_experiments.grading import by_hand, written_by_hand
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_03B = ROOT / "notebooks" / "03b_write_your_own_act.ipynb"
+H = [0.3, 0.4, 0.5]
+
+
+def _student():
+    spec = importlib.util.spec_from_file_location("student", ROOT / "scripts" / "student.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def honest(h):
+    total, n = 0.0, 0
+    while total + h[n] < 0.99:
+        total, n = total + h[n], n + 1
+    return n + 1
+
+
+def test_an_answer_written_by_hand_passes_and_the_library_is_put_back():
+    namespace = {"halting_weights": halting_module.halting_weights}
+    with written_by_hand("act_numpy.halting.halting_weights", namespace=namespace):
+        assert honest(H) == 3
+    assert namespace["halting_weights"] is halting_module.halting_weights
+    assert halting_module.halting_weights(H)[0][0] == 3
+
+
+@pytest.mark.parametrize("how", ["module attribute", "imported name", "alias", "default argument",
+                                 "error caught", "another piece"])
+def test_an_answer_that_calls_the_library_fails(how):
+    namespace = {"halting_weights": halting_module.halting_weights, "np": np}
+    source = {
+        "module attribute": "import act_numpy.halting\ndef answer(h):\n    return act_numpy.halting.halting_weights(h)[0][0]",
+        "imported name": "def answer(h):\n    return halting_weights(h)[0][0]",
+        "alias": "hw = halting_weights\ndef answer(h):\n    return hw(h)[0][0]",
+        "default argument": "def answer(h, f=halting_weights):\n    return f(h)[0][0]",
+        "error caught": ("def answer(h):\n    try:\n        return halting_weights(h)[0][0]\n"
+                         "    except Exception:\n        return 3"),
+        "another piece": ("from act_numpy.act import act_forward\nfrom act_numpy.params import init_params\n"
+                          "P = init_params('rnn', 1, 2, 1, np.random.default_rng(0))\n"
+                          "def answer(h):\n    return act_forward(np.zeros((1, 1, 1)), P)[1][0, 0]"),
+    }[how]
+    exec(source, namespace)
+    with pytest.raises(AssertionError, match="yourself"):
+        by_hand(namespace["answer"], namespace, pieces=("act_numpy.halting.halting_weights",))(H)
+    assert namespace["halting_weights"] is halting_module.halting_weights
+
+
+def test_an_allowed_function_may_be_used():
+    from act_numpy.cells import sigmoid
+
+    def answer(z):
+        return sigmoid(z)
+
+    assert by_hand(answer, {}, allow=("act_numpy.cells.sigmoid",))(0.0) == 0.5
+    with pytest.raises(AssertionError, match="act_numpy.cells.sigmoid"):
+        by_hand(answer, {})(0.0)
+
+
+# Answers to 03b that wrap the library instead of writing ACT: {exercise: (function, body)}
+CHEATS = {
+    1: ("my_halting", """
+    N, p, R = halting_weights(np.asarray([h], dtype=float), epsilon=epsilon, max_ponder=max_ponder)
+    return int(N[0]), p[0, :N[0]], float(R[0])"""),
+    2: ("my_act_step", """
+    s, states, halts = s_prev, [], []
+    for n in range(1, max_ponder + 1):
+        s = np.tanh(np.append(x_t, 1.0 if n == 1 else 0.0) @ P["W_x"] + s @ P["W_s"] + P["b_s"])
+        states.append(s)
+        halts.append(sigmoid(s @ P["W_h"] + P["b_h"])[0])
+        if sum(halts) >= 1.0 - epsilon:
+            break
+    N, p, R = halting_weights(np.array([halts]), epsilon=epsilon, max_ponder=max_ponder)
+    N, p, R = int(N[0]), p[0, :N[0]], float(R[0])
+    s_t = p @ np.array(states)
+    return s_t, N, R, {"x": x_t, "s_prev": s_prev, "s": np.array(states), "h": np.array(halts), "p": p}"""),
+    3: ("my_act_forward", """
+    y, N, R, cache = act_forward(x, P, epsilon=epsilon, max_ponder=max_ponder)
+    return y, N + R, N, R, library_steps(x, cache)"""),
+    4: ("my_halting_backward", """
+    return halting_backward(np.asarray(dp, dtype=float)[None, :], np.array([dR]), np.array([N]))[0]"""),
+    5: ("my_act_step_backward", """
+    import act_numpy.halting
+    s, h, p, x_t = step["s"], step["h"], step["p"], step["x"]
+    N, D = len(p), len(x_t)
+    dp = s @ ds_t
+    dzh = act_numpy.halting.halting_backward(dp[None, :], np.array([drho]), np.array([N]))[0] * h * (1.0 - h)
+    g = {"W_x": np.zeros_like(P["W_x"]), "W_s": np.zeros_like(P["W_s"]), "b_s": np.zeros_like(P["b_s"]),
+         "W_h": (s.T @ dzh)[:, None], "b_h": np.array([dzh.sum()]), "x": np.zeros(D)}
+    d_next = np.zeros_like(ds_t)
+    for n in reversed(range(N)):
+        dz = (p[n] * ds_t + dzh[n] * P["W_h"][:, 0] + d_next) * (1.0 - s[n] ** 2)
+        s_in = step["s_prev"] if n == 0 else s[n - 1]
+        g["W_x"] += np.outer(np.append(x_t, 1.0 if n == 0 else 0.0), dz)
+        g["W_s"] += np.outer(s_in, dz)
+        g["b_s"] += dz
+        g["x"] += P["W_x"][:D] @ dz
+        d_next = P["W_s"] @ dz
+    return g, d_next"""),
+    6: ("my_act_backward", """
+    B_, T_, _ = x.shape
+    for epsilon, M in SETTINGS:                      # the setting whose N the steps show
+        _, N_c, _, cache = act_forward(x, P, epsilon=epsilon, max_ponder=M)
+        if all(len(steps[b][t]["p"]) == N_c[b, t] for b in range(B_) for t in range(T_)):
+            break
+    return act_backward(dy, dponder, cache)"""),
+}
+SOLUTION = re.compile(r"(### BEGIN SOLUTION\n).*?(\n[ \t]*### END SOLUTION)", flags=re.S)
+
+
+def cheating_03b(path):
+    """03b with each exercise's answer replaced by one that wraps act_numpy's piece."""
+    nb = json.loads(NOTEBOOK_03B.read_text(encoding="utf-8"))
+    done = set()
+    for cell in nb["cells"]:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
+        match = re.fullmatch(r"ex(\d)-solution", grade_id)
+        if match:
+            number = int(match.group(1))
+            function, body = CHEATS[number]
+            source = "".join(cell["source"])
+            assert f"def {function}(" in source, (grade_id, function)
+            source = SOLUTION.sub(lambda m: m.group(1) + body.strip("\n") + m.group(2), source)
+            cell["source"] = source.splitlines(keepends=True)
+            done.add(number)
+    assert done == set(CHEATS)
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def test_wrapping_the_library_scores_nothing_in_03b(tmp_path):
+    """nbgrader autograde on 03b answered by wrapping act_numpy: every check of every exercise 0."""
+    student = _student()
+    course = student.setup_course([NOTEBOOK_03B], tmp_path / "nbgrader")
+    code, tail = student.nbgrader(course, "generate_assignment", student.ASSIGNMENT)
+    assert code == 0, tail
+    cheat = cheating_03b(tmp_path / NOTEBOOK_03B.name)
+    graded = student.autograde(course, {"cheat": [cheat]})
+    nb, scores = graded["cheat"][NOTEBOOK_03B.name]
+    assert len(scores) >= 6 and {g.split("-")[0] for g in scores} == {f"ex{k}" for k in CHEATS}, scores
+    scored = {grade_id: score for grade_id, (score, _) in scores.items() if score}
+    assert not scored, f"checks that gave points to an answer wrapping act_numpy: {scored}"
+    outputs = {cell.metadata["nbgrader"]["grade_id"]: student.cell_error(cell) for cell in nb.cells
+               if cell.metadata.get("nbgrader", {}).get("grade_id") in scores}
+    for grade_id, error in outputs.items():
+        assert error is not None and error[0] in ("AssertionError", "Forbidden"), (grade_id, error)
+        assert "yourself" in error[1], (grade_id, error)
