@@ -31,28 +31,25 @@ The pieces, correct one first (paper equation in brackets):
         takes h_last, the halting unit of each step's last ponder step: needs_h_last = True)
 
 and outside the model: the error rate (``wrong_at_logit_zero`` | ``wrong_at_logit_half``), the
-parity data (``act_experiments.tasks.make_batch`` | ``parity_prefix_batch``), PonderNet's
+parity data (the course's tasks | ``parity_prefix_batch``), PonderNet's
 regulariser (``kl_halting_to_prior`` | ``kl_prior_to_halting``, the one ``KLDivLoss(p.log(), p_G)``
 computes) and the cost of a batched ponder loop (``batch_loop_steps``).
 
-``PITFALLS`` names each bug with what it does and the equation it breaks; ``train_variant`` trains
-one of them on a small task and records error, ponder and the gradient reaching the halting bias.
+``PITFALLS`` names each bug with what it does and the equation it breaks;
+``act_experiments.pitfall_runs.train_variant`` trains one of them on a small task and records error,
+ponder and the gradient reaching the halting bias.
 """
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
-from act_experiments import entry_runs, tasks
-from act_experiments.results import RESULTS
-from act_numpy.model import sequence_steps
-from act_numpy.params import init_params
 from act_numpy.checks import check_int
-from act_torch.act import halting_distribution, lstm_cell, prepare, rnn_cell
-from act_torch.losses import act_loss, loss_inputs
+from act_torch.act import halting_distribution, ponder_step, prepare
+from act_torch.losses import act_loss
+
+from . import pondernet
 
 
 def _check_callable(name, value):
@@ -251,6 +248,18 @@ def ponder_cost_detached(N, R, steps):
 # The forward pass with swappable pieces
 # ---------------------------------------------------------------------------------------------
 
+@torch.no_grad()
+def _halting_test(total, h, n, running, N, capped, halts, threshold, max_ponder):
+    """The bookkeeping after ponder step n, without gradient: N(t) is a constant for autograd
+    (section 2.2). total (B,) the sum of h so far, h (B,) = h^n, running, N, capped (B,).
+    Returns them updated: a running row stops where ``halts`` says (eq. 7) or at the cap M (eq. 13)."""
+    total = total + h
+    stop = halts(total, h, threshold)                                       # eq. (7)
+    at_cap = running & ~stop & (n == max_ponder)                            # eq. (13)
+    newly = running & (stop | at_cap)
+    return total, running & ~newly, torch.where(newly, n, N), capped | at_cap
+
+
 def act_variant_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, flag=flag_appended,
                         halting_state=produced_state, halts=halts_at_threshold, weights=remainder_weights,
                         mix=weighted_mean, record=None):
@@ -271,7 +280,6 @@ def act_variant_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, 
     if record is not None and not isinstance(record, dict):
         raise ValueError(f"record must be a dict or None, got {type(record).__name__}")
     lstm = cell == "lstm"
-    cell_fn = lstm_cell if lstm else rnn_cell
     threshold = 1.0 - epsilon
     zeros = x.new_zeros(B, H)
     state = (zeros, zeros) if lstm else zeros
@@ -286,21 +294,14 @@ def act_variant_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, 
         capped = torch.zeros(B, dtype=torch.bool, device=x.device)
         for n in range(1, max_ponder + 1):
             s_prev = prev[0] if lstm else prev
-            z = flag(x[:, t], n) @ P["W_x"] + s_prev @ P["W_s"] + P["b_s"]          # eq. (3)
-            s, prev = cell_fn(z, prev)
+            x_part = flag(x[:, t], n) @ P["W_x"] + P["b_s"]                       # eq. (3)'s input part
+            s, prev = ponder_step(x_part, prev, P["W_s"], cell)                    # act_torch's step
             h = torch.sigmoid(halting_state(s_prev, s) @ P["W_h"] + P["b_h"])[:, 0]   # eq. (5)
             states.append(s)
             hs.append(h)
             if lstm:
                 cells.append(prev[1])
-            with torch.no_grad():                      # N(t) is a constant for autograd (section 2.2)
-                total = total + h
-                stop = halts(total, h, threshold)      # eq. (7)
-                at_cap = running & ~stop & (n == max_ponder)                          # eq. (13)
-                newly = running & (stop | at_cap)
-                N = torch.where(newly, n, N)
-                capped = capped | at_cap
-                running = running & ~newly
+            total, running, N, capped = _halting_test(total, h, n, running, N, capped, halts, threshold, max_ponder)
             if not bool(running.any()):
                 break
         h_n = torch.stack(hs, dim=-1)                                           # (B, n)
@@ -341,15 +342,9 @@ def halting_from_values(h, *, epsilon=0.01, max_ponder=100, halts=halts_at_thres
     N = torch.zeros(B, dtype=torch.int64)
     capped = torch.zeros(B, dtype=torch.bool)
     running = torch.ones(B, dtype=torch.bool)
-    with torch.no_grad():
-        for n in range(1, h.shape[-1] + 1):
-            total = total + h[:, n - 1]
-            stop = halts(total, h[:, n - 1], 1.0 - epsilon)
-            at_cap = running & ~stop & (n == max_ponder)
-            newly = running & (stop | at_cap)
-            N = torch.where(newly, n, N)
-            capped = capped | at_cap
-            running = running & ~newly
+    for n in range(1, h.shape[-1] + 1):
+        total, running, N, capped = _halting_test(total, h[:, n - 1], n, running, N, capped, halts, 1.0 - epsilon,
+                                                  max_ponder)
     if bool(running.any()):
         raise ValueError(f"h has {n_given} steps but some rows have not halted; give more (or a smaller max_ponder)")
     p, R = weights(h, N, capped)
@@ -395,30 +390,16 @@ def parity_prefix_batch(rng, batch_size, bits):
 
 def geometric_prior(lambda_p, steps, normalise=True):
     """PonderNet's prior p_G(n) = lambda_p (1 - lambda_p)^(n-1), n = 1..steps, as a (steps,) float64
-    tensor. Truncated at ``steps``; normalise=True rescales it to sum to 1 (False: the bug of
-    leaving the truncated prior unnormalised, which sums to 1 - (1 - lambda_p)^steps)."""
-    if isinstance(lambda_p, bool) or not isinstance(lambda_p, (int, float)) or not 0.0 < lambda_p < 1.0:
-        raise ValueError(f"lambda_p must be a number in (0, 1), got {lambda_p!r}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
-    n = torch.arange(steps, dtype=torch.float64)
-    prior = lambda_p * (1.0 - lambda_p) ** n
-    return prior / prior.sum() if normalise else prior
+    tensor: ``act_beyond.pondernet.geometric_prior`` (truncated and normalised). normalise=False
+    gives the bug of leaving the truncated prior unnormalised: it sums to 1 - (1 - lambda_p)^steps."""
+    prior = pondernet.geometric_prior(lambda_p, steps)
+    return prior if normalise else prior * (1.0 - (1.0 - lambda_p) ** steps)
 
 
-def halting_from_lambdas(lam):
-    """PonderNet's halting distribution p_n = lambda_n prod_{j<n} (1 - lambda_j), with the last step
-    taking what is left (lambda_N = 1) so that it sums to 1. lam (..., N) in (0, 1); returns (..., N)."""
-    survive = torch.cumprod(1.0 - lam, dim=-1)                        # prod_{j<=n} (1 - lambda_j)
-    before = torch.cat([torch.ones_like(lam[..., :1]), survive[..., :-1]], dim=-1)
-    p = lam * before
-    return torch.cat([p[..., :-1], before[..., -1:]], dim=-1)
-
-
-def kl_halting_to_prior(p, prior):
-    """Correct: PonderNet's regulariser KL(p || p_G) = sum_n p_n log(p_n / p_G(n)), p (..., N),
-    prior (N,); returns (...). Terms with p_n = 0 count 0 (the limit of p log p)."""
-    return torch.where(p > 0, p * (torch.log(p) - torch.log(prior)), 0.0).sum(dim=-1)
+# PonderNet's halting distribution and its regulariser, as the gallery names them: the correct ones
+# are act_beyond.pondernet's own
+halting_from_lambdas = pondernet.halting_distribution
+kl_halting_to_prior = pondernet.kl_divergence
 
 
 def kl_prior_to_halting(p, prior):
@@ -530,174 +511,3 @@ def objective(y_hat, N, R, target, live, steps, *, kind, heads, tau, ponder=pond
     B = live.shape[-2]
     rho = ponder(N, R, steps, h_last) if getattr(ponder, "needs_h_last", False) else ponder(N, R, steps)
     return data_loss, tau * rho.sum(dim=(-2, -1)) / B, wrong
-
-
-# ---------------------------------------------------------------------------------------------
-# A short training run of one gallery entry
-# ---------------------------------------------------------------------------------------------
-
-def _batch_fn(pitfall, task, options):
-    if pitfall.data == "prefix":
-        if task != "parity":
-            raise ValueError(f"the prefix convention is a parity convention; task is {task!r}")
-        return lambda rng, size: parity_prefix_batch(rng, size, options.get("bits", 64))
-    return lambda rng, size: tasks.make_batch(task, rng, size, **options)
-
-
-
-
-def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="rnn", hidden=64, batch_size=128,
-                  lr=3e-3, tau=1e-3, epsilon=0.01, max_ponder=100, halting_bias=1.0, iterations=1000, seed=0,
-                  eval_every=250, eval_size=1000, probe_every=10, dtype=torch.float32):
-    """Train one gallery entry with Adam and return what happened, as plain Python numbers.
-
-    pitfall: a name of PITFALLS (or a Pitfall). Initial weights from act_numpy.params.init_params
-    with np.random.default_rng([seed, 0]), training batches from default_rng([seed, 1]) and the
-    held-out set from default_rng([seed, 2]), as act_experiments.training draws them; so two
-    entries with the same seed start from the same weights and see the same batches (the prefix
-    entry sees its own data). Every ``probe_every`` iterations the gradient reaching the halting
-    bias b_h is split into its data part and its ponder part (tau P).
-
-    Returns a dict: "pitfall", "config", and "evals": a list of records at iteration 0, every
-    ``eval_every`` and at the end, each with "iteration", "error" (held-out sequence error),
-    "error_at_half" (the same scored with the logit threshold 0.5; sigmoid tasks), "ponder" (mean N
-    on the sequences' steps), "rho" (mean N + R as the entry computes it), "max_N", "capped"
-    (fraction of steps stopped by the cap), "weight_sum" (mean sum of p), "grad_data" and
-    "grad_ponder" (mean |dL/db_h| and |d tau P / d b_h| over the probes since the last record;
-    None at iteration 0)
-    and, for the prefix entry, "error_random" (its error on the course's random-position data);
-    and "params": the trained parameters as float64 NumPy arrays.
-    """
-    pitfall = PITFALLS[pitfall] if isinstance(pitfall, str) and pitfall in PITFALLS else pitfall
-    if not isinstance(pitfall, Pitfall):
-        raise ValueError(f"pitfall must be one of {sorted(PITFALLS)}, got {pitfall!r}")
-    for name, value, low in (("hidden", hidden, 1), ("batch_size", batch_size, 1), ("iterations", iterations, 0),
-                             ("eval_every", eval_every, 1), ("eval_size", eval_size, 1),
-                             ("probe_every", probe_every, 1), ("seed", seed, 0)):
-        check_int(name, value, low)
-    for name, value in (("lr", lr), ("tau", tau)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or math.isinf(value):
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    if dtype not in (torch.float32, torch.float64):
-        raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
-    options = dict(task_options or {})
-    tasks.resolve_options(task, **options)              # refuses an unknown task or option
-    D, O = tasks.input_size(task, **options), tasks.output_size(task, **options)
-    kind, heads = tasks.loss_kind(task), tasks.num_heads(task, **options)
-    make = _batch_fn(pitfall, task, options)
-    np_params = init_params(cell, D, hidden, O, np.random.default_rng([seed, 0]), halting_bias=halting_bias)
-    params = {k: torch.tensor(v, dtype=dtype, requires_grad=True) for k, v in np_params.items()}
-    opt = torch.optim.Adam(params.values(), lr=lr)
-    data_rng = np.random.default_rng([seed, 1])
-    held_out = make(np.random.default_rng([seed, 2]), eval_size)
-    random_held_out = (tasks.make_batch("parity", np.random.default_rng([seed, 2]), eval_size, **options)
-                       if pitfall.data == "prefix" else None)
-    run = dict(cell=cell, epsilon=epsilon, max_ponder=max_ponder, **pitfall.forward)
-    as_t = dict(dtype=dtype, device="cpu")
-
-    def losses(batch):
-        x, y, mask = batch
-        target, live, steps = loss_inputs(y, mask, kind, heads, **as_t)
-        record = {}
-        y_hat, N, R = act_variant_forward(torch.as_tensor(x, **as_t), params, record=record, **run)
-        h_last = last_halting(record, N) if getattr(pitfall.ponder, "needs_h_last", False) else None
-        data_loss, ponder_loss, wrong = objective(y_hat, N, R, target, live, steps, kind=kind, heads=heads,
-                                                  tau=tau, ponder=pitfall.ponder, h_last=h_last)
-        return data_loss, ponder_loss, wrong, (y_hat, N, R, target, live, steps, record)
-
-    def evaluate(batch):
-        with torch.no_grad():
-            _, _, wrong, (y_hat, N, R, target, live, steps, record) = losses(batch)
-        on = steps > 0
-        rec = {"error": float(wrong.any(dim=-1).to(torch.float64).mean()),
-               "ponder": float(N[on].to(torch.float64).mean()),
-               "rho": float((N.to(R.dtype) + R)[on].to(torch.float64).mean()),
-               "max_N": int(N[on].max()),
-               "capped": float(torch.stack(record["capped"], dim=1)[on].to(torch.float64).mean()),
-               "weight_sum": float(torch.stack([p.sum(dim=-1) for p in record["p"]], dim=1)[on]
-                                   .to(torch.float64).mean())}
-        if kind == "sigmoid":
-            half = wrong_at_logit_half(y_hat[..., 0], target, live)
-            rec["error_at_half"] = float(half.any(dim=-1).to(torch.float64).mean())
-        return rec
-
-    evals, probes = [], {"data": [], "ponder": []}
-
-    def log(iteration):
-        rec = {"iteration": iteration, **evaluate(held_out)}
-        if random_held_out is not None:
-            rec["error_random"] = evaluate(random_held_out)["error"]
-        rec["grad_data"] = float(np.mean(probes["data"])) if probes["data"] else None
-        rec["grad_ponder"] = float(np.mean(probes["ponder"])) if probes["ponder"] else None
-        probes["data"].clear()
-        probes["ponder"].clear()
-        evals.append(rec)
-
-    log(0)
-    for it in range(1, iterations + 1):
-        opt.zero_grad(set_to_none=True)
-        data_loss, ponder_loss, _, _ = losses(make(data_rng, batch_size))
-        if it % probe_every == 0:
-            (g_data,) = torch.autograd.grad(data_loss, [params["b_h"]], retain_graph=True, allow_unused=True)
-        (data_loss + ponder_loss).backward()
-        if it % probe_every == 0:
-            g_total = params["b_h"].grad if params["b_h"].grad is not None else torch.zeros_like(params["b_h"])
-            g_data = torch.zeros_like(g_total) if g_data is None else g_data
-            probes["data"].append(float(g_data.abs().sum()))
-            probes["ponder"].append(float((g_total - g_data).abs().sum()))
-        for p in params.values():
-            if p.grad is None:
-                p.grad = torch.zeros_like(p)
-        opt.step()
-        if it % eval_every == 0 or it == iterations:
-            log(it)
-    config = dict(task=task, task_options=options, cell=cell, hidden=hidden, batch_size=batch_size, lr=lr, tau=tau,
-                  epsilon=epsilon, max_ponder=max_ponder, halting_bias=halting_bias, iterations=iterations,
-                  seed=seed, eval_size=eval_size, dtype=str(dtype).replace("torch.", ""))
-    final = {k: v.detach().numpy().astype(np.float64) for k, v in params.items()}
-    return {"pitfall": pitfall.name, "config": config, "evals": evals, "params": final}
-
-
-# ---------------------------------------------------------------------------------------------
-# The committed runs (scripts/pitfalls.py writes them to results/pitfalls/)
-# ---------------------------------------------------------------------------------------------
-
-COMMITTED = RESULTS / "pitfalls"
-
-
-def read_results(name, folder=None):
-    """(rows, meta) of the committed experiment ``name`` ("gallery", "sequence", "prefix"): one row per
-    evaluation (see train_variant) with "pitfall" and "seed", and the settings it ran with."""
-    return entry_runs.read(name, COMMITTED if folder is None else folder, ("pitfall",), "scripts/pitfalls.py")
-
-
-def final_evals(rows):
-    """The last evaluation of every (pitfall, seed), in the order of the rows."""
-    return entry_runs.final_rows(rows, key="pitfall")
-
-
-def summarise(rows):
-    """{pitfall: {column: (mean, lowest, highest)}} over the seeds, in the order of the rows.
-
-    error, ponder, rho, capped, ... from each run's last evaluation; grad_data and grad_ponder
-    averaged over each run's probes first (the whole run); "seeds": how many runs."""
-    out = {}
-    ends = final_evals(rows)
-    for p in dict.fromkeys(r["pitfall"] for r in rows):
-        mine = [r for r in ends if r["pitfall"] == p]
-        entry = {}
-        for c in ("error", "error_at_half", "error_random", "ponder", "rho", "max_N", "capped", "weight_sum"):
-            values = [r[c] for r in mine if r.get(c) is not None]
-            if values:
-                entry[c] = (sum(values) / len(values), min(values), max(values))
-        for c in ("grad_data", "grad_ponder"):
-            per_run = []
-            for seed in sorted({r["seed"] for r in mine}):
-                probes = [r[c] for r in rows if r["pitfall"] == p and r["seed"] == seed and r.get(c) is not None]
-                if probes:
-                    per_run.append(sum(probes) / len(probes))
-            if per_run:
-                entry[c] = (sum(per_run) / len(per_run), min(per_run), max(per_run))
-        entry["seeds"] = len(mine)
-        out[p] = entry
-    return out

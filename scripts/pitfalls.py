@@ -23,7 +23,8 @@ import time
 import matplotlib
 
 from act_beyond import pitfalls as pf
-from act_beyond.pitfalls import final_evals, summarise
+from act_experiments import pitfall_runs
+from act_experiments.pitfall_runs import final_evals, summarise
 from act_experiments import entry_runs
 from act_experiments.figures import save_figure
 from act_experiments.results import RESULTS
@@ -83,7 +84,7 @@ def run(name, seeds=None, iterations=None, pitfalls=None, out=OUT, force=False, 
 
     def train(pitfall, seed):
         t0 = time.time()
-        evals = pf.train_variant(pitfall, seed=seed, **settings)["evals"]
+        evals = pitfall_runs.train_variant(pitfall, seed=seed, **settings)["evals"]
         last = evals[-1]
         return ([{"pitfall": pitfall, "seed": seed, **e} for e in evals],
                 f"{pitfall:28s} seed {seed}: error {last['error']:.3f}, ponder {last['ponder']:.2f} "
@@ -175,7 +176,7 @@ def plot(results=OUT, figures=None):
     paths = []
     for name in EXPERIMENTS:
         try:
-            rows, meta = pf.read_results(name, results)
+            rows, meta = pitfall_runs.read_results(name, results)
         except ValueError:
             print(f"{name}: no results in {results}, skipped")
             continue

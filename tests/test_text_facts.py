@@ -392,12 +392,12 @@ def test_universal_transformer_numbers_quoted_in_notebook_13():
 
 
 def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
-    from act_beyond import pitfalls as pf
-    rows, meta = pf.read_results("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
+    from act_experiments import pitfall_runs
+    rows, meta = pitfall_runs.read_results("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
     text = (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
-    for name, s in pf.summarise(rows).items():
+    for name, s in pitfall_runs.summarise(rows).items():
         e, p = s["error"], s["ponder"]
         assert (f"| {name} | {e[0]:.3f} ({e[1]:.3f}–{e[2]:.3f}) | {p[0]:.2f} ({p[1]:.2f}–{p[2]:.2f}) |") in text, name
-    ends = {(r["pitfall"], r["seed"]): r for r in pf.final_evals(rows)}
+    ends = {(r["pitfall"], r["seed"]): r for r in pitfall_runs.final_evals(rows)}
     fewer = sum(ends["ponder sums h", s]["ponder"] < ends["correct", s]["ponder"] for s in range(meta["seeds"]))
     assert f"only {fewer} of the {meta['seeds']} seeds ponder less" in text
