@@ -45,14 +45,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from act_numpy.checks import check_int
 from act_torch.act import halting_distribution, ponder_step, prepare
 from act_torch.losses import act_loss
 
 from . import pondernet
 
 
-def _check_callable(name, value):
+def check_piece(name, value):
+    """ValueError naming ``name`` unless ``value`` is a function (a piece to swap in)."""
     if not callable(value):
         raise ValueError(f"{name} must be a function (one of the pieces of act_beyond.pitfalls), got {value!r}")
 
@@ -276,7 +276,7 @@ def act_variant_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, 
     x, P, (B, T, D, H, O) = prepare(x, params, cell, epsilon, max_ponder)
     for name, piece in (("flag", flag), ("halting_state", halting_state), ("halts", halts),
                         ("weights", weights), ("mix", mix)):
-        _check_callable(name, piece)
+        check_piece(name, piece)
     if record is not None and not isinstance(record, dict):
         raise ValueError(f"record must be a dict or None, got {type(record).__name__}")
     lstm = cell == "lstm"
@@ -325,8 +325,8 @@ def halting_from_values(h, *, epsilon=0.01, max_ponder=100, halts=halts_at_thres
     h: (n,) or (B, n) tensor (or list) of halting values h^1, h^2, ..., at least as many as the
     rows need. Returns N (B,) int64, p (B, n) and R (B,) (with gradient when h has one).
     """
-    _check_callable("halts", halts)
-    _check_callable("weights", weights)
+    check_piece("halts", halts)
+    check_piece("weights", weights)
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon < 1.0:
         raise ValueError(f"epsilon must be a number in (0, 1), got {epsilon!r}")
     if isinstance(max_ponder, bool) or not isinstance(max_ponder, int) or max_ponder < 1:
@@ -409,31 +409,6 @@ def kl_prior_to_halting(p, prior):
     return (prior * (torch.log(prior) - torch.log(p))).sum(dim=-1)
 
 
-def fit_halting_to_step_losses(step_losses, prior, *, beta=0.01, kl=kl_halting_to_prior, iterations=1000, lr=0.05):
-    """A PonderNet-style halting distribution trained on its own: minimise sum_n p_n L_n + beta KL.
-
-    step_losses (N,): the task loss if the network halts after step n (fixed here, the network is
-    left out); prior (N,): p_G; kl: kl_halting_to_prior (the paper's) or kl_prior_to_halting (the
-    reverse). p = halting_from_lambdas(sigmoid(a)) with logits a (N,), all 0 at the start (every
-    lambda 1/2), trained with Adam. Returns p (N,) float64 tensor after training (no gradient).
-    """
-    _check_callable("kl", kl)
-    L = torch.as_tensor(step_losses, dtype=torch.float64)
-    prior = torch.as_tensor(prior, dtype=torch.float64)
-    if L.dim() != 1 or L.shape != prior.shape:
-        raise ValueError(f"step_losses and prior must be two (N,) vectors, got {tuple(L.shape)} and {tuple(prior.shape)}")
-    check_int("iterations", iterations, 0)
-    a = torch.zeros_like(L, requires_grad=True)
-    opt = torch.optim.Adam([a], lr=lr)
-    for _ in range(iterations):
-        opt.zero_grad()
-        p = halting_from_lambdas(torch.sigmoid(a))
-        ((p * L).sum() + beta * kl(p, prior)).backward()
-        opt.step()
-    with torch.no_grad():
-        return halting_from_lambdas(torch.sigmoid(a))
-
-
 def batch_loop_steps(N):
     """Ponder steps a batched loop runs, against those the rows need. N (B, T) from a forward pass.
 
@@ -506,7 +481,7 @@ def objective(y_hat, N, R, target, live, steps, *, kind, heads, tau, ponder=pond
     Arguments as act_torch.losses.act_loss (whose data term and error mask are used); h_last (B, T)
     goes to a ponder piece with needs_h_last (ponder_cost_sum_h). Returns
     data_loss (0-d), ponder_loss = tau * sum_t rho_t / B (0-d) and wrong (B, T) bool."""
-    _check_callable("ponder", ponder)
+    check_piece("ponder", ponder)
     data_loss, wrong, _ = act_loss(y_hat, N, R, target, live, steps, kind=kind, heads=heads, tau=0.0)
     B = live.shape[-2]
     rho = ponder(N, R, steps, h_last) if getattr(ponder, "needs_h_last", False) else ponder(N, R, steps)

@@ -157,6 +157,31 @@ def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="
     return {"pitfall": pitfall.name, "config": config, "evals": run.evals, "params": final}
 
 
+def fit_halting_to_step_losses(step_losses, prior, *, beta=0.01, kl=pf.kl_halting_to_prior, iterations=1000, lr=0.05):
+    """A PonderNet-style halting distribution trained on its own: minimise sum_n p_n L_n + beta KL.
+
+    step_losses (N,): the task loss if the network halts after step n (fixed here, the network is
+    left out); prior (N,): p_G; kl: pf.kl_halting_to_prior (the paper's) or pf.kl_prior_to_halting (the
+    reverse). p = pf.halting_from_lambdas(sigmoid(a)) with logits a (N,), all 0 at the start (every
+    lambda 1/2), trained with Adam. Returns p (N,) float64 tensor after training (no gradient).
+    """
+    pf.check_piece("kl", kl)
+    L = torch.as_tensor(step_losses, dtype=torch.float64)
+    prior = torch.as_tensor(prior, dtype=torch.float64)
+    if L.dim() != 1 or L.shape != prior.shape:
+        raise ValueError(f"step_losses and prior must be two (N,) vectors, got {tuple(L.shape)} and {tuple(prior.shape)}")
+    check_int("iterations", iterations, 0)
+    a = torch.zeros_like(L, requires_grad=True)
+    opt = torch.optim.Adam([a], lr=lr)
+    for _ in range(iterations):
+        opt.zero_grad()
+        p = pf.halting_from_lambdas(torch.sigmoid(a))
+        ((p * L).sum() + beta * kl(p, prior)).backward()
+        opt.step()
+    with torch.no_grad():
+        return pf.halting_from_lambdas(torch.sigmoid(a))
+
+
 # ---------------------------------------------------------------------------------------------
 # The committed runs (scripts/pitfalls.py writes them to results/pitfalls/)
 # ---------------------------------------------------------------------------------------------
