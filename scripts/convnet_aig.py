@@ -5,10 +5,10 @@
     python scripts/convnet_aig.py --seeds 0 --rates 0.5 --depths 6 --out /tmp/aig   # a small one
 
 Trains, for every seed, a ConvNet-AIG with hard gates and one with soft gates at each target
-rate, and a plain ResNet of each depth, all with act_beyond.convnet_aig.SETTINGS (the settings
+rate, and a plain ResNet of each depth, all with act_experiments.aig_runs.SETTINGS (the settings
 of notebook 14's live runs), and writes into --out:
 
-    runs.csv    one row per network (act_beyond.convnet_aig.run_one)
+    runs.csv    one row per network (act_experiments.aig_runs.run_one)
     usage.csv   per gated network, the fraction of each digit's test images executing each block
     sweep.json  the settings
 
@@ -27,10 +27,13 @@ import matplotlib
 import numpy as np
 
 from act_beyond import convnet_aig as aig
+from act_experiments import aig_runs
+from act_experiments.plots import convnet_aig as aig_plots
 from act_experiments import course
 from act_experiments.figures import print_written, save_figure
 from act_experiments.results import read_csv
-from act_experiments.training import OneLineParser, atomic_write
+from act_experiments.checkpoints import atomic_write
+from act_experiments.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "results" / "convnet_aig"
@@ -38,8 +41,8 @@ RATES = (0.2, 0.35, 0.5, 0.65, 0.8)
 DEPTHS = (0, 1, 2, 3, 6)
 SEEDS = (0, 1, 2)
 RUN_COLUMNS = (["kind", "target_rate", "blocks", "seed", "accuracy", "executed", "computed", "accuracy_argmax",
-                "executed_argmax"] + [f"rate_{l + 1}" for l in range(aig.SETTINGS["blocks"])] + ["cpu_s"])
-USAGE_COLUMNS = ["kind", "target_rate", "seed", "digit"] + [f"block_{l + 1}" for l in range(aig.SETTINGS["blocks"])]
+                "executed_argmax"] + [f"rate_{l + 1}" for l in range(aig_runs.SETTINGS["blocks"])] + ["cpu_s"])
+USAGE_COLUMNS = ["kind", "target_rate", "seed", "digit"] + [f"block_{l + 1}" for l in range(aig_runs.SETTINGS["blocks"])]
 
 
 def numbers(text, kind, name, low, high):
@@ -81,13 +84,13 @@ def sweep(out, seeds, rates, depths, settings):
     usage = read_csv(out / "usage.csv") if (out / "usage.csv").exists() else []
     done = {run_key(r["kind"], r["target_rate"] or 0, r["blocks"], r["seed"]) for r in runs}
     plan = [("static", None, d, s) for s in seeds for d in depths]
-    plan += [(k, t, aig.SETTINGS["blocks"], s) for s in seeds for t in rates for k in ("hard", "soft")]
+    plan += [(k, t, aig_runs.SETTINGS["blocks"], s) for s in seeds for t in rates for k in ("hard", "soft")]
     todo = [p for p in plan if run_key(p[0], p[1] or 0, p[2], p[3]) not in done]
     print(f"{len(plan) - len(todo)} of {len(plan)} runs already in {out / 'runs.csv'}; training {len(todo)}",
           flush=True)
     data = aig.load_digits_split(seed=0)
     for i, (kind, rate, blocks, seed) in enumerate(todo, 1):
-        row, table, _ = aig.run_one(kind, seed, data, target_rate=rate, blocks=blocks, settings=settings)
+        row, table, _ = aig_runs.run_one(kind, seed, data, target_rate=rate, blocks=blocks, settings=settings)
         runs.append(row)
         if table is not None:
             usage += [{"kind": kind, "target_rate": rate, "seed": seed, "digit": c,
@@ -117,7 +120,7 @@ def figures(runs, usage, directory=None):
     import matplotlib.pyplot as plt
     seeds = len({r["seed"] for r in runs})
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
-    aig.draw_tradeoff(ax, runs, title=f"8 x 8 digits, {aig.SETTINGS['blocks']} residual blocks, "
+    aig_plots.draw_tradeoff(ax, runs, title=f"8 x 8 digits, {aig_runs.SETTINGS['blocks']} residual blocks, "
                                       f"{seeds} seeds")
     paths = [save_figure(fig, "convnet_aig_tradeoff", directory)]
     plt.close(fig)
@@ -127,7 +130,7 @@ def figures(runs, usage, directory=None):
         axes = np.atleast_1d(axes)
         for ax, rate in zip(axes, rates):
             table, n = mean_usage(usage, "hard", rate)
-            aig.draw_usage(ax, table, title=f"t = {rate:g}", colorbar=False)
+            aig_plots.draw_usage(ax, table, title=f"t = {rate:g}", colorbar=False)
             if ax is not axes[0]:
                 ax.set_ylabel("")
         fig.suptitle(f"hard gates: fraction of each digit's test images that execute each block "
@@ -145,14 +148,14 @@ def main(argv=None):
     ap.add_argument("--seeds", default=",".join(map(str, SEEDS)), help="comma-separated seeds (default 0,1,2)")
     ap.add_argument("--rates", default=",".join(map(str, RATES)), help="target rates of the gated networks")
     ap.add_argument("--depths", default=",".join(map(str, DEPTHS)), help="depths of the plain ResNets")
-    ap.add_argument("--iterations", type=int, default=aig.SETTINGS["iterations"],
-                    help=f"training iterations per network (default {aig.SETTINGS['iterations']}, the notebook's)")
+    ap.add_argument("--iterations", type=int, default=aig_runs.SETTINGS["iterations"],
+                    help=f"training iterations per network (default {aig_runs.SETTINGS['iterations']}, the notebook's)")
     ap.add_argument("--plot-only", action="store_true", help="only redraw the figures from the CSVs")
     ap.add_argument("--figures", help="folder of the figures (default figures/)")
     args = ap.parse_args(argv)
     seeds = numbers(args.seeds, int, "seeds", 0, 2**31 - 1)
     rates = numbers(args.rates, float, "rates", 0.0, 1.0)
-    depths = numbers(args.depths, int, "depths", 0, aig.SETTINGS["blocks"])
+    depths = numbers(args.depths, int, "depths", 0, aig_runs.SETTINGS["blocks"])
     if args.iterations < 1:
         sys.exit(f"convnet_aig.py: --iterations must be >= 1, got {args.iterations}")
     course.torch_threads()             # one thread unless OMP_NUM_THREADS says otherwise: tiny convolutions
@@ -162,8 +165,8 @@ def main(argv=None):
             sys.exit(f"convnet_aig.py: no runs.csv in {out}: run the sweep first")
         runs, usage = read_csv(out / "runs.csv"), read_csv(out / "usage.csv")
     else:
-        runs, usage = sweep(out, seeds, rates, depths, dict(aig.SETTINGS, iterations=args.iterations))
-    aig.print_summary(runs)
+        runs, usage = sweep(out, seeds, rates, depths, dict(aig_runs.SETTINGS, iterations=args.iterations))
+    aig_runs.print_summary(runs)
     print_written(figures(runs, usage, args.figures))
 
 
