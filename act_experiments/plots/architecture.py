@@ -87,6 +87,40 @@ def _line(ax, xs, ys, color=ARROW):
     ax.plot(xs, ys, color=color, lw=1.4, solid_capstyle="butt")
 
 
+def _ponder_row(ax, k, y, cumulative, p, bus_left):
+    """Row k of the figure: ponder step n = k + 1 through the five columns, with its arrows."""
+    n_steps, half = len(H), BOX_H / 2
+    n = k + 1
+    last = n == n_steps
+    flag = 1 if n == 1 else 0
+    _arrow(ax, (bus_left, y), (COLUMNS["input"][0], y))
+    _box(ax, "input", y, [rf"$n = {n}$", rf"$x_t^{n} = [x_t,\ {flag}]$"], sizes=[10, 10.5])
+    previous = r"s_{t-1}" if n == 1 else rf"s_t^{n - 1}"
+    _box(ax, "state", y, [rf"$s_t^{n}$", rf"$= \mathcal{{S}}({previous},\, x_t^{n})$"], sizes=[12, 10])
+    _box(ax, "halt", y, [rf"$h_t^{n} = {H[k]:.1f}$"], sizes=[11])
+    threshold = f"{1 - EPSILON:.2f}"
+    if n == 1:
+        check = [rf"$\Sigma\, h = {cumulative[k]:.1f}$", rf"$< {threshold}$: go on"]
+    else:
+        total = rf"$\Sigma\, h = {cumulative[k - 1]:.1f} + {H[k]:.1f} = {cumulative[k]:.1f}$"
+        check = [total, rf"$\geq {threshold}$: halt, $N(t) = {n}$" if last else rf"$< {threshold}$: go on"]
+    _box(ax, "check", y, check, sizes=[10, 10])
+    if last:
+        prob = [rf"$p_t^{n} = R(t)$", rf"$= 1 - {cumulative[k - 1]:.1f} = {p[k]:.1f}$"]
+    else:
+        prob = [rf"$p_t^{n} = h_t^{n}$", rf"$= {p[k]:.1f}$"]
+    _box(ax, "prob", y, prob, sizes=[11, 10.5])
+
+    # within the row: x_t^n -> s_t^n -> h_t^n -> running sum -> p_t^n -> gathered into s_t
+    for left, right in (("input", "state"), ("state", "halt"), ("halt", "check"), ("check", "prob")):
+        _arrow(ax, (sum(COLUMNS[left]), y), (COLUMNS[right][0], y))
+    _line(ax, [sum(COLUMNS["prob"]), BUS_X], [y, y])
+    # down the chain: the next ponder step starts from this state; the running sum carries on
+    if not last:
+        for column in ("state", "check"):
+            _arrow(ax, (_centre(column), y - half), (_centre(column), ROWS[k + 1] + half))
+
+
 def draw():
     """Draw the architecture figure and return it (a matplotlib Figure, 11 x 4.85 inches)."""
     fig = plt.figure(figsize=(WIDTH, HEIGHT))
@@ -127,35 +161,7 @@ def draw():
     _arrow(ax, (_centre("state"), SOURCE_Y - half), (_centre("state"), ROWS[0] + half))
 
     for k, y in enumerate(ROWS):
-        n = k + 1
-        last = n == n_steps
-        flag = 1 if n == 1 else 0
-        _arrow(ax, (bus_left, y), (COLUMNS["input"][0], y))
-        _box(ax, "input", y, [rf"$n = {n}$", rf"$x_t^{n} = [x_t,\ {flag}]$"], sizes=[10, 10.5])
-        previous = r"s_{t-1}" if n == 1 else rf"s_t^{n - 1}"
-        _box(ax, "state", y, [rf"$s_t^{n}$", rf"$= \mathcal{{S}}({previous},\, x_t^{n})$"], sizes=[12, 10])
-        _box(ax, "halt", y, [rf"$h_t^{n} = {H[k]:.1f}$"], sizes=[11])
-        threshold = f"{1 - EPSILON:.2f}"
-        if n == 1:
-            check = [rf"$\Sigma\, h = {cumulative[k]:.1f}$", rf"$< {threshold}$: go on"]
-        else:
-            total = rf"$\Sigma\, h = {cumulative[k - 1]:.1f} + {H[k]:.1f} = {cumulative[k]:.1f}$"
-            check = [total, rf"$\geq {threshold}$: halt, $N(t) = {n}$" if last else rf"$< {threshold}$: go on"]
-        _box(ax, "check", y, check, sizes=[10, 10])
-        if last:
-            prob = [rf"$p_t^{n} = R(t)$", rf"$= 1 - {cumulative[k - 1]:.1f} = {p[k]:.1f}$"]
-        else:
-            prob = [rf"$p_t^{n} = h_t^{n}$", rf"$= {p[k]:.1f}$"]
-        _box(ax, "prob", y, prob, sizes=[11, 10.5])
-
-        # within the row: x_t^n -> s_t^n -> h_t^n -> running sum -> p_t^n -> gathered into s_t
-        for left, right in (("input", "state"), ("state", "halt"), ("halt", "check"), ("check", "prob")):
-            _arrow(ax, (sum(COLUMNS[left]), y), (COLUMNS[right][0], y))
-        _line(ax, [sum(COLUMNS["prob"]), BUS_X], [y, y])
-        # down the chain: the next ponder step starts from this state; the running sum carries on
-        if not last:
-            for column in ("state", "check"):
-                _arrow(ax, (_centre(column), y - half), (_centre(column), ROWS[k + 1] + half))
+        _ponder_row(ax, k, y, cumulative, p, bus_left)
 
     # the weighted states p_t^n s_t^n are gathered into the mean-field state (eq. 9)
     _line(ax, [BUS_X, BUS_X], [ROWS[0], ROWS[-1]])
