@@ -28,7 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import tasks, text, training
+from . import tasks, text
+from .checkpoints import load_checkpoint
+from .config import EVAL_STREAM
 from .sweeps import run_record, write_csv
 
 PASSAGE_CHUNKS = 4          # the passage: this many consecutive chunks of seq_len bytes
@@ -36,8 +38,8 @@ PASSAGE_CHUNKS = 4          # the passage: this many consecutive chunks of seq_l
 
 def load_backend(folder, device="cpu"):
     """The TorchBackend of a finished run, with its final parameters, and the run's config."""
-    from act_torch.train import TorchBackend
-    state, meta = training.load_checkpoint(Path(folder) / "checkpoint.npz")
+    from .backends import TorchBackend
+    state, meta = load_checkpoint(Path(folder) / "checkpoint.npz")
     config = dict(meta["config"], device=device)
     backend = TorchBackend(config)
     backend.load_state_dict(state)
@@ -68,7 +70,7 @@ def per_byte(backend, x, y, batch_size=64):
 
 def held_out_set(config):
     """The run's held-out chunks, drawn again exactly as the training loop drew them."""
-    rng = np.random.default_rng([config["eval_seed"], training.EVAL_STREAM])
+    rng = np.random.default_rng([config["eval_seed"], EVAL_STREAM])
     return tasks.make_held_out(config["task"], rng, config["eval_size"], **config["task_options"])
 
 

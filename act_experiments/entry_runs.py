@@ -25,7 +25,8 @@ from pathlib import Path
 
 from act_experiments.figures import print_written
 from act_experiments.results import number
-from act_experiments.training import OneLineParser, atomic_write
+from act_experiments.checkpoints import atomic_write
+from act_experiments.cli import OneLineParser
 
 
 def read(name, folder, text_columns, script):

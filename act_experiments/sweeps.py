@@ -5,7 +5,7 @@
 
 The runs of a sweep are every (tau, seed) pair and, unless --no-baseline, each seed with
 --no-act (the cap M = 1). Each run is the shared training loop (``training``) with its own run
-folder: log, checkpoint, summary, exactly the files of ``python -m act_<backend>.train``.
+folder: log, checkpoint, summary, exactly the files of ``python scripts/train.py``.
 
 How the runs are scheduled (none of it changes what a run computes; the numbers agree to
 rounding, and in float64 to about 1e-9 over a run. A population pads every member's ponder loop
@@ -39,7 +39,7 @@ For the task characters, bits per character replace sequence error, and classes.
 passage.csv replace difficulty.csv (``act_experiments.characters``).
 
 Extra options after the sweep's own are passed to every run unchanged (see ``python -m
-act_torch.train --help``); every run's options are checked before any worker starts, and the
+scripts/train.py --help``); every run's options are checked before any worker starts, and the
 results are written (each file in one step) only once every run has finished. Nothing is lost
 or mixed up between runs of the script:
 
@@ -74,6 +74,9 @@ from pathlib import Path
 import numpy as np
 
 from . import tasks, training
+from .checkpoints import Damaged, WriteFailed, atomic_write, load_checkpoint, read_log
+from .cli import OneLineParser, build_parser
+from .config import data_sha256, make_config, model_sizes
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_FILE, LOCK_FILE = "sweep_config.json", "sweep.lock"
@@ -97,12 +100,12 @@ WORKER_ENV = {**{name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS
 def backend_classes(name):
     """(backend class, population class) of a backend by name."""
     if name == "torch":
-        from act_torch.population import Population
-        from act_torch.train import TorchBackend
-        return TorchBackend, Population
-    from act_numpy.population import Population
-    from act_numpy.train import NumpyBackend
-    return NumpyBackend, Population
+        from .backends import TorchBackend
+        from .populations import TorchPopulation
+        return TorchBackend, TorchPopulation
+    from .backends import NumpyBackend
+    from .populations import NumpyPopulation
+    return NumpyBackend, NumpyPopulation
 
 
 def default_backend(device):
@@ -122,7 +125,7 @@ def parse_args(argv=None, script="sweep.py", task=None):
 
     task: set for a script that runs one task only (characters.py); --task is then not taken.
     """
-    ap = training.OneLineParser(prog=script, description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog=script, description=__doc__.splitlines()[0])
     ap.add_argument("--name", required=True, help="sweep name: results/<name>/ and runs/sweeps/<name>/")
     if task is None:
         ap.add_argument("--task", required=True, help=", ".join(tasks.ALL_TASKS))
@@ -181,7 +184,7 @@ def resolve_device(parser, args):
             return "cpu"
         import torch
         return "cuda" if torch.cuda.is_available() else "cpu"
-    from act_torch.train import TorchBackend
+    from .backends import TorchBackend
     try:
         TorchBackend.check_config({"device": args.device})
     except ValueError as err:
@@ -207,7 +210,7 @@ def passthrough_options(tokens, backend="torch", script="sweep.py"):
     Options the sweep sets for each run itself are refused (one line, exit status 2).
     """
     backend_cls, _ = backend_classes(backend)
-    shared = vars(training.build_parser(backend_cls, prog=script).parse_args(tokens))
+    shared = vars(build_parser(backend_cls, prog=script).parse_args(tokens))
     for key in SET_BY_SWEEP:
         if key in shared:
             fail(script, f"{script} sets --{key.replace('_', '-')} itself; leave it out")
@@ -234,10 +237,10 @@ def jobs_for(args, shared):
 
 
 def check_jobs(jobs, backend="torch", script="sweep.py"):
-    """Every job's full run config (training.make_config), or one line and exit status 2 if any is refused."""
+    """Every job's full run config (config.make_config), or one line and exit status 2 if any is refused."""
     backend_cls, _ = backend_classes(backend)
     try:
-        return [training.make_config(options, backend_cls) for _, options in jobs]
+        return [make_config(options, backend_cls) for _, options in jobs]
     except ValueError as err:
         fail(script, str(err))
 
@@ -258,7 +261,7 @@ def sweep_config(args, jobs, configs):
     without the SCHEDULING options."""
     runs = {run_id: {k: v for k, v in c.items() if k not in SCHEDULING} for (run_id, _), c in zip(jobs, configs)}
     config = {"task": args.task, "taus": args.taus, "seeds": args.seeds, "baseline": not args.no_baseline,
-              "backend": args.backend, "data_sha256": training.data_sha256(configs[0]), "runs": runs}
+              "backend": args.backend, "data_sha256": data_sha256(configs[0]), "runs": runs}
     return json.loads(json.dumps(config))     # as it reads back from the file
 
 
@@ -343,7 +346,7 @@ def member_bytes(config):
     parameters, gradient and Adam's two moments, the batch, and what the backward keeps of every
     ponder step (states and gates), assuming PONDER_GUESS ponder steps per input (M if fewer).
     An estimate: a population keeps as many steps as its slowest member takes."""
-    D, O, _, _ = training.model_sizes(config)
+    D, O, _, _ = model_sizes(config)
     H, B = config["hidden"], config["batch_size"]
     G = 4 * H if config["cell"] == "lstm" else H
     T = tasks.make_batch(config["task"], np.random.default_rng(0), 1, **config["task_options"])[0].shape[1]
@@ -411,8 +414,8 @@ def finished(folder):
     folder = Path(folder)
     try:
         summary = json.loads((folder / "summary.json").read_text())
-        training.read_log(folder / "log.jsonl")
-        training.load_checkpoint(folder / "checkpoint.npz")
+        read_log(folder / "log.jsonl")
+        load_checkpoint(folder / "checkpoint.npz")
         return isinstance(summary, dict) and {"final_eval", "config", "iterations"} <= set(summary)
     except (OSError, ValueError):
         return False
@@ -425,7 +428,7 @@ def _prepare_run(options, backend_cls):
     if (Path(options["out"]) / "checkpoint.npz").exists():
         try:
             return training.prepare(options, backend_cls, resume=True)
-        except training.Damaged:
+        except Damaged:
             pass
     shutil.rmtree(options["out"], ignore_errors=True)
     return training.prepare(options, backend_cls)
@@ -560,7 +563,7 @@ def run_shards(shards, workers, engine, backend, script="sweep.py"):
 
 def write_csv(path, rows, columns):
     """Write rows (dicts) as a CSV file with these columns, in one step (None as an empty cell)."""
-    with training.atomic_write(path) as f:
+    with atomic_write(path) as f:
         w = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
         w.writeheader()
         for r in rows:
@@ -569,7 +572,7 @@ def write_csv(path, rows, columns):
 
 def write_json(path, data):
     """Write data as indented JSON in one step."""
-    with training.atomic_write(path) as f:
+    with atomic_write(path) as f:
         f.write(json.dumps(data, indent=2) + "\n")
 
 
@@ -585,7 +588,7 @@ def run_record(run_id, folder, metric):
            metric: ev[metric], "mean_ponder": ev["mean_ponder"], "max_ponder": ev["max_ponder"],
            "loss": ev["loss"], "iterations": s["iterations"], "train_time_s": round(s["train_time_s"], 2)}
     curves = [{"run": run_id, "iteration": r["iteration"], metric: r[metric], "mean_ponder": r["mean_ponder"]}
-              for r in training.read_log(Path(folder) / "log.jsonl") if r["kind"] == "eval"]
+              for r in read_log(Path(folder) / "log.jsonl") if r["kind"] == "eval"]
     return row, curves, ev
 
 

@@ -1,10 +1,11 @@
-"""One training loop for both backends: options, defaults, the loop, evaluation, logs, checkpoints.
+"""One training loop for both backends and for one run or a population: steps, evaluation, logs.
 
-    python -m act_torch.train --task parity --bits 16 --lr 1e-3      # fast (PyTorch)
-    python -m act_numpy.train --task parity --bits 16 --lr 1e-3      # reference (NumPy)
+    summary = training.run({"task": "parity", "bits": 8, "out": "runs/p8"}, TorchBackend)
 
-Everything here is plain NumPy and the standard library. A backend is a small class that knows
-how to hold a model and take a step; this module does the rest, identically for both:
+The command line over it is ``scripts/train.py`` (``act_experiments.cli``); the settings are
+``act_experiments.config``'s and the files ``act_experiments.checkpoints``'. Everything here is
+plain NumPy and the standard library. A backend (``act_experiments.backends``) is a small class
+that knows how to hold a model and take a step; this module does the rest, identically for both:
 
     class Backend:
         name = "numpy"                       # or "torch"
@@ -28,47 +29,27 @@ how to hold a model and take a step; this module does the rest, identically for 
              "rho": (B, T),                  # rho_t = N(t) + R(t), eq. (10); 0 outside the sequence
              "N": (B, T) int}                # ponder steps taken
 
-What a run writes into its output folder (``--out``):
+A run writes log.jsonl, checkpoint.npz and summary.json into its ``out`` folder. It checkpoints
+at the start, at every evaluation, every --checkpoint-every seconds (default 60; the numbers do
+not depend on it) and on SIGINT or SIGTERM.
 
-    log.jsonl       one JSON object per line:
-                    {"kind": "train", "iteration", "loss", "sequence_error", "mean_ponder",
-                     "max_ponder"}  averaged over the last --log-every iterations, and
-                    {"kind": "eval", ...the same fields on the held-out set..., "time_s",
-                     "train_time_s"}  every --eval-every iterations (and at 0 and at the end)
-    checkpoint.npz  parameters, optimiser state, iteration, data-generator state, the open log
-                    window and how far the log had got: --resume continues exactly as if the
-                    run had never stopped. Written at the start, at every evaluation, every
-                    --checkpoint-every seconds (default 60; the numbers do not depend on it)
-                    and on SIGINT or SIGTERM
-    summary.json    config, final evaluation (with error and ponder per difficulty), timings
+Nothing is lost when a run stops. SIGINT (Ctrl-C) or SIGTERM lets the current iteration finish,
+writes a checkpoint and raises Stopped (the command line prints how to resume and exits with 130
+or 143; a second signal stops at once). After SIGKILL or a power cut, --resume continues from the
+last checkpoint and drops the log records written after it. A file that cannot be written (a
+full disk, a read-only file system, no permission) raises WriteFailed, naming the file and the
+run's last intact checkpoint, from which --resume continues once the file can be written.
+--resume refuses, in one line, a damaged checkpoint or log, options that describe another run,
+and for text a changed --data file (the checkpoint keeps the text's sha256).
 
-Nothing is lost when a run stops. Files are replaced in one step (``atomic_write``): a crash
-leaves the old file or the new one, never half of one. SIGINT (Ctrl-C) or SIGTERM lets the
-current iteration finish, writes a checkpoint, prints how to resume and exits with 130 or 143
-(a second signal stops at once). After SIGKILL or a power cut, --resume continues from the last
-checkpoint and drops the log records written after it. --resume refuses, in one line, a
-damaged checkpoint or log, options that describe another run, and for text a changed --data
-file (the checkpoint keeps the text's sha256).
-
-Sequence error is the paper's metric: the fraction of sequences with at least one wrong
-prediction. The characters task (text.py) adds "bits_per_char" to every record: the
-cross-entropy L of eq. (12) without the ponder cost, per predicted byte, in bits. Mean ponder is the mean of rho_t over the steps of the sequences, max ponder the
-largest N(t). Only the "time" fields differ between two runs with the same seed.
-
-Randomness: three generators, all derived from the seed, so that the same seed gives the
-same numbers run after run:
-    default_rng([seed, 0])        initial parameters (identical in NumPy and PyTorch)
-    default_rng([seed, 1])        training batches, drawn online (saved in checkpoints)
-    default_rng([eval_seed, 2])   the held-out set, drawn once (eval_seed defaults to seed)
+What a run measures (sequence error, ponder, bits per character) is ``act_experiments.evaluation``'s.
+Only the "time" fields differ between two runs with the same seed.
 """
 
-import argparse
 import contextlib
 import json
 import math
-import numbers
 import os
-import shlex
 import signal
 import threading
 import time
@@ -77,338 +58,17 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from . import tasks, text
-from act_numpy.model import sequence_steps
-from act_numpy.params import init_params
+from . import tasks
+from .checkpoints import (Damaged, WriteFailed, atomic_write, load_checkpoint, log_at_checkpoint, open_log,
+                          read_log, save_checkpoint, truncate_log, writing)
+from .config import DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters, make_config, options_of
+from .evaluation import Tally, by_difficulty, evaluate_runs, headline, text_tau
 
-# ---------------------------------------------------------------------------------------------
-# Defaults
-# ---------------------------------------------------------------------------------------------
-
-# Per task, the paper's settings (section 3), from the task table; the task options are those
-# of tasks.DEFAULTS.
-TASK_DEFAULTS = {task: t.train for task, t in tasks.TASK_TABLE.items()}
-
-# Shared by every task. lr, epsilon, halting bias and tau's scale are the paper's; the paper
-# trained for 1M iterations on each of 16 threads, far beyond a laptop, so the number of
-# iterations and the evaluation settings are this course's choices.
-COMMON_DEFAULTS = {
-    "task": "parity",
-    "tau": 1e-3,
-    "epsilon": 0.01,
-    "lr": 1e-4,
-    "halting_bias": 1.0,
-    "no_act": False,
-    "seed": 0,
-    "eval_seed": None,        # None: the same as seed
-    "iterations": 10_000,
-    "eval_every": 1000,
-    "eval_size": 1000,
-    "log_every": 10,
-    "checkpoint_every": 60.0,  # seconds between checkpoints, besides those at evaluations
-    "dtype": None,            # None: the backend's default (NumPy float64, PyTorch float32)
-    "out": None,              # None: runs/<backend>-<task>-seed<seed>[-noact]
-}
-
-# Which task each task option belongs to, e.g. {"bits": "parity", "max_digits": "addition"}.
-TASK_OF_OPTION = {opt: task for task, opts in tasks.DEFAULTS.items() for opt in opts}
-
-# Options that may change when a run is resumed; everything else must match the saved run.
-RESUMABLE = ("iterations", "eval_every", "log_every", "checkpoint_every", "out")
-
-DTYPES = ("float32", "float64")
-PARAM_STREAM, DATA_STREAM, EVAL_STREAM = 0, 1, 2
-
-# ---------------------------------------------------------------------------------------------
-# Configuration: checked once, then a plain dict (saved in checkpoints and the summary)
-# ---------------------------------------------------------------------------------------------
-
-
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _check_float(name, value, low=-math.inf, high=math.inf, low_open=False, high_open=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    too_low = value <= low if low_open else value < low
-    too_high = value >= high if high_open else value > high
-    if too_low or too_high:
-        left, right = "(" if low_open else "[", ")" if high_open else "]"
-        raise ValueError(f"{name} must be in {left}{low}, {high}{right}, got {value!r}")
-    return float(value)
-
-
-def make_config(options, backend=None):
-    """Fill in the defaults for the options given and check every value.
-
-    options: dict of the options the user set (keys as the CLI's, with underscores), e.g.
-    {"task": "parity", "bits": 16, "lr": 1e-3}. backend: the backend class, for its name,
-    default dtype and any extra options it declares (``backend.extra_defaults``).
-    Returns the full config dict. Raises ValueError naming the problem.
-    """
-    extra = dict(getattr(backend, "extra_defaults", {}))
-    options = dict(options)
-    known = set(COMMON_DEFAULTS) | set(TASK_DEFAULTS["parity"]) | set(TASK_OF_OPTION) | set(extra)
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown}")
-
-    task = options.get("task", COMMON_DEFAULTS["task"])
-    if task not in tasks.ALL_TASKS:
-        raise ValueError(f"unknown task {task!r}; expected one of {tasks.ALL_TASKS}")
-    task_options = {}
-    for opt in TASK_OF_OPTION:
-        if opt in options:
-            if TASK_OF_OPTION[opt] != task:
-                raise ValueError(f"option {opt!r} belongs to task {TASK_OF_OPTION[opt]!r}, not {task!r}")
-            task_options[opt] = options.pop(opt)
-    task_options = tasks.resolve_options(task, **task_options)   # checks ranges, fills defaults
-
-    config = {**COMMON_DEFAULTS, **TASK_DEFAULTS[task], **extra}
-    config.update(options)
-    config["task"], config["task_options"] = task, task_options
-
-    if config["cell"] not in ("rnn", "lstm"):
-        raise ValueError(f"unknown cell {config['cell']!r}; expected 'rnn' or 'lstm'")
-    for name, low in (("hidden", 1), ("batch_size", 1), ("iterations", 0), ("eval_every", 0),
-                      ("eval_size", 1), ("log_every", 1), ("max_ponder", 1), ("seed", 0)):
-        config[name] = _check_int(name, config[name], low)
-    if config["eval_seed"] is None:
-        config["eval_seed"] = config["seed"]
-    config["eval_seed"] = _check_int("eval_seed", config["eval_seed"], 0)
-    config["tau"] = _check_float("tau", config["tau"], low=0.0)
-    config["epsilon"] = _check_float("epsilon", config["epsilon"], 0.0, 1.0, low_open=True, high_open=True)
-    # Adam moves every weight by about lr per step whatever the gradient's scale, so lr > 1 moves
-    # weights initialised near 0.1 by more than their size at every step; far beyond it the first
-    # step overflows (lr / (1 - beta1) is inf from lr ~ 1.8e307) and every weight becomes inf
-    config["lr"] = _check_float("lr", config["lr"], 0.0, 1.0, low_open=True)
-    config["checkpoint_every"] = _check_float("checkpoint_every", config["checkpoint_every"], low=0.0)
-    config["halting_bias"] = _check_float("halting_bias", config["halting_bias"])
-    if not isinstance(config["no_act"], bool):
-        raise ValueError(f"no_act must be True or False, got {config['no_act']!r}")
-    if config["no_act"]:
-        # the paper's baseline: exactly one update per input, i.e. the cap M = 1
-        if "max_ponder" in options and config["max_ponder"] != 1:
-            raise ValueError("--no-act means max_ponder = 1; do not also set --max-ponder")
-        config["max_ponder"] = 1
-    if config["dtype"] is None:
-        config["dtype"] = getattr(backend, "default_dtype", "float64")
-    if config["dtype"] not in DTYPES:
-        raise ValueError(f"dtype must be one of {DTYPES}, got {config['dtype']!r}")
-    if config["out"] is None:
-        name = getattr(backend, "name", "run")
-        config["out"] = os.path.join(
-            "runs", f"{name}-{task}-seed{config['seed']}" + ("-noact" if config["no_act"] else ""))
-    config["out"] = str(config["out"])
-    if not config["out"]:
-        # "" would mean the current folder: the run's files would land among the user's own
-        raise ValueError("out must name a folder, got ''")
-    if hasattr(backend, "check_config"):
-        backend.check_config(config)   # the backend's own options, e.g. PyTorch's device
-    return config
-
-
-def model_sizes(config):
-    """(D, O, loss kind, heads) of the network a config asks for, from the task."""
-    task, opts = config["task"], config["task_options"]
-    return (tasks.input_size(task, **opts), tasks.output_size(task, **opts),
-            tasks.loss_kind(task), tasks.num_heads(task, **opts))
-
-
-def init_parameters(config):
-    """The initial parameters of a run as NumPy arrays in float64 (both backends start here)."""
-    D, O, _, _ = model_sizes(config)
-    rng = np.random.default_rng([config["seed"], PARAM_STREAM])
-    return init_params(config["cell"], D, config["hidden"], O, rng, halting_bias=config["halting_bias"])
-
-
-def data_sha256(config):
-    """sha256 of the text a text task reads (its content, not its file name); None for other tasks."""
-    if config["task"] not in tasks.TEXT_TASKS:
-        return None
-    return text.corpus_sha256(config["task_options"]["data"])
-
-
-# ---------------------------------------------------------------------------------------------
-# Statistics of a batch
-# ---------------------------------------------------------------------------------------------
-
-
-class Tally:
-    """Running sums over batches, turned into the logged fields by ``fields()``."""
-
-    def __init__(self, sums=None):
-        self.sums = dict(sums) if sums else {
-            "loss": 0.0, "batches": 0, "rows": 0, "errors": 0, "rho": 0.0, "steps": 0, "max_N": 0,
-            "targets": 0.0}
-
-    def add(self, stats, mask):
-        steps = sequence_steps(mask) > 0
-        rows = int(mask.shape[0])
-        s = self.sums
-        # the loss is a batch mean: weight it by the rows so uneven evaluation chunks average right
-        s["loss"] += float(stats["loss"]) * rows
-        s["batches"] += 1
-        s["rows"] += rows
-        s["errors"] += int(np.asarray(stats["wrong"]).any(axis=1).sum())
-        s["rho"] += float(np.asarray(stats["rho"], dtype=np.float64)[steps].sum())
-        s["steps"] += int(steps.sum())
-        # initial=0: a chunk may hold no step with a target (an addition sequence of one number)
-        s["max_N"] = max(s["max_N"], int(np.asarray(stats["N"])[steps].max(initial=0)))
-        s["targets"] = s.get("targets", 0.0) + float(np.sum(mask))
-
-    def fields(self, tau=None):
-        """The logged fields; with tau, also bits per target (per character, for text)."""
-        s = self.sums
-        fields = {"loss": s["loss"] / s["rows"], "sequence_error": s["errors"] / s["rows"],
-                  "mean_ponder": s["rho"] / s["steps"], "max_ponder": s["max_N"]}
-        if tau is not None:
-            # eq. (12) read backwards: L = L^ - tau P, summed over the rows, per target, in bits
-            fields["bits_per_char"] = (s["loss"] - tau * s["rho"]) / s["targets"] / math.log(2)
-        return fields
-
-
-def by_difficulty(task, x, y, mask, wrong, rho):
-    """Error and mean ponder grouped by the task's difficulty (tasks.difficulty).
-
-    Parity and sort measure difficulty per sequence: error is the sequence error, ponder the
-    mean rho over the sequence's steps. Logic and addition measure it per input step: error is
-    the fraction of wrong steps among those with a target, ponder the mean rho of the steps.
-    Returns a list of {"difficulty", "count", "error", "ponder"}, sorted by difficulty.
-    """
-    d = np.asarray(tasks.difficulty(task, x, y, mask))
-    steps = sequence_steps(mask)
-    wrong, rho, mask = np.asarray(wrong), np.asarray(rho, dtype=np.float64), np.asarray(mask) > 0
-    rows = []
-    if d.ndim == 1:
-        error = wrong.any(axis=1)
-        ponder = rho.sum(axis=1) / steps.sum(axis=1)
-        for k in np.unique(d):
-            sel = d == k
-            rows.append({"difficulty": int(k), "count": int(sel.sum()),
-                         "error": float(error[sel].mean()), "ponder": float(ponder[sel].mean())})
-    else:
-        # only the steps that belong to a sequence (sequence_steps): rho is 0 elsewhere, e.g. on
-        # an addition sequence of one number, which has no target at all
-        live = steps > 0
-        for k in np.unique(d[(d > 0) & live]):
-            sel = (d == k) & live
-            targets = sel & mask
-            rows.append({"difficulty": int(k), "count": int(sel.sum()),
-                         "error": float(wrong[targets].mean()) if targets.any() else None,
-                         "ponder": float(rho[sel].mean())})
-    return rows
-
-
-# ---------------------------------------------------------------------------------------------
-# Checkpoints and logs
-# ---------------------------------------------------------------------------------------------
-
-
-class Damaged(ValueError):
-    """A checkpoint or log that cannot be read back as the run left it (the message names the file)."""
-
-
-@contextlib.contextmanager
-def atomic_write(path, mode="w"):
-    """Write ``path`` all at once: yields a temporary file beside it that replaces it on success.
-
-    mode: "w" (UTF-8 text, newlines written as given) or "wb". A crash, a kill or an exception
-    inside the block leaves ``path`` as it was: readers see the old file or the new one, never
-    half of one. Every file a run or a sweep writes whole goes through here.
-    """
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    text_mode = {} if "b" in mode else {"encoding": "utf-8", "newline": ""}
-    try:
-        with open(tmp, mode, **text_mode) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())    # the bytes reach the disk before the name points at them
-        os.replace(tmp, path)       # one step: the old file until here, the new one after
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def save_checkpoint(path, state, meta):
-    """Write arrays and a JSON header to ``path`` (an .npz) atomically: a crash never leaves half a file."""
-    arrays = {f"state/{k}": np.asarray(v) for k, v in state.items()}
-    with atomic_write(path, "wb") as f:
-        np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
-
-
-def load_checkpoint(path):
-    """(state, meta) as saved by save_checkpoint. Raises ValueError naming the file if it is damaged."""
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            meta = json.loads(str(f["meta"]))
-            state = {k[len("state/"):]: f[k] for k in f.files if k.startswith("state/")}
-    except FileNotFoundError:
-        raise
-    except Exception as err:    # a cut or garbled file fails in many ways (zip, npy, JSON): all mean "damaged"
-        raise Damaged(f"{path} is damaged or not a checkpoint ({type(err).__name__}: {err})") from None
-    if not isinstance(meta, dict) or not {"iteration", "config", "backend", "data_rng", "window"} <= set(meta):
-        raise Damaged(f"{path} is damaged or not a checkpoint (its header lacks the run's state)")
-    return state, meta
-
-
-def _parse_log(lines, path):
-    """The records of log lines (bytes or str) as dicts; ValueError naming the file and line if damaged."""
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = None
-        if not isinstance(record, dict) or not isinstance(record.get("iteration"), int):
-            raise Damaged(f"{path} is damaged: line {number} is not a log record")
-        records.append(record)
-    return records
-
-
-def read_log(path):
-    """The records of a log.jsonl as a list of dicts (ValueError naming the file if it is damaged)."""
-    with open(path, "rb") as f:
-        return _parse_log(f, path)
-
-
-def _log_at_checkpoint(path, meta):
-    """The bytes of log.jsonl as they were when the checkpoint ``meta`` was written.
-
-    A run logs past its last checkpoint, so the log is usually longer; the records after it are
-    written again when the run continues. Raises ValueError naming the log if it is damaged.
-    """
-    raw = path.read_bytes() if path.exists() else b""
-    if "log_bytes" not in meta:
-        # a checkpoint from before the log's length was saved: keep the records up to its
-        # iteration (none at 0, where the loop logs its first evaluation again)
-        it = meta["iteration"]
-        records = [r for r in _parse_log(raw.splitlines(), path) if 0 < it and r["iteration"] <= it]
-        return "".join(json.dumps(r) + "\n" for r in records).encode()
-    size = meta["log_bytes"]
-    if len(raw) < size:
-        raise Damaged(f"{path} is damaged: it holds {len(raw)} bytes, the checkpoint saw {size}")
-    kept = raw[:size]
-    records = _parse_log(kept.splitlines(), path)
-    if (kept and not kept.endswith(b"\n")) or any(r["iteration"] > meta["iteration"] for r in records):
-        raise Damaged(f"{path} is damaged: it does not match the checkpoint at iteration {meta['iteration']}")
-    return kept
-
-
-def _truncate_log(path, meta):
-    """Cut log.jsonl back to the checkpoint ``meta`` (see _log_at_checkpoint), atomically."""
-    kept = _log_at_checkpoint(path, meta)
-    if path.exists() and path.read_bytes() == kept:
-        return
-    with atomic_write(path, "wb") as f:   # a kill while resuming must not cut the log short
-        f.write(kept)
-
+# The loop's names, and beside them the config and checkpoint functions a notebook calls while it
+# trains, reads and resumes runs, so that this one module is all it imports.
+__all__ = ["prepare", "run", "train", "train_population", "evaluate", "Stopped", "Diverged", "IN_STEP",
+           "SHARED_BY_POPULATION", "make_config", "init_parameters", "DATA_STREAM",
+           "EVAL_STREAM", "load_checkpoint", "read_log", "Damaged", "WriteFailed"]
 
 # ---------------------------------------------------------------------------------------------
 # Stopping: signals and divergence
@@ -462,7 +122,7 @@ class _StopRequests:
 
 
 # ---------------------------------------------------------------------------------------------
-# The loop
+# Starting a run: a new one, or one saved in its folder
 # ---------------------------------------------------------------------------------------------
 
 
@@ -503,7 +163,7 @@ def prepare(options, backend, resume=False):
     if options.get("task", saved["task"]) != saved["task"]:
         raise ValueError(f"cannot resume with different ['task']: the saved run has task={saved['task']!r}")
     # the options given must describe the same run: compare them with the saved config
-    given = make_config({**_options_of(saved), **options}, backend)
+    given = make_config({**options_of(saved), **options}, backend)
     resumable = RESUMABLE + tuple(getattr(backend, "extra_resumable", ()))
     changed = sorted(k for k in given if k not in resumable and given[k] != saved[k])
     if changed:
@@ -516,46 +176,24 @@ def prepare(options, backend, resume=False):
         data = config["task_options"]["data"] or "the default text"
         raise ValueError(f"cannot resume: {data} has changed since the run started (its sha256 differs "
                          "from the checkpoint's); restore it or start a new run")
-    _log_at_checkpoint(path.parent / "log.jsonl", meta)    # raises if the log is damaged
+    log_at_checkpoint(path.parent / "log.jsonl", meta)    # raises if the log is damaged
     return config, (state, meta)
 
 
-def _options_of(config):
-    """Turn a full config back into options that make_config accepts."""
-    options = {k: v for k, v in config.items() if k != "task_options"}
-    options.update(config["task_options"])
-    if options["no_act"]:
-        options.pop("max_ponder")
-    return options
+def run(options, backend, resume=False, progress=True):
+    """make the config (or load the saved run), train, and return the summary."""
+    config, checkpoint = prepare(options, backend, resume=resume)
+    return train(config, backend, checkpoint=checkpoint, progress=progress)
 
 
 def evaluate(model, config, data):
     """Evaluate on the held-out set in chunks of batch_size rows; returns (fields, per-row stats)."""
-    return _evaluate_runs(_Alone(model), [config], [data])[0]
+    return evaluate_runs(_Alone(model), [config], [data])[0]
 
 
-def _evaluate_runs(stepper, configs, held_out):
-    """Evaluate every run on its own held-out set, in chunks of batch_size rows, all runs at once.
-
-    Returns, per run, (fields, wrong (E, T), rho (E, T)) for its E held-out sequences.
-    """
-    tallies = [Tally() for _ in configs]
-    wrong, rho = [[] for _ in configs], [[] for _ in configs]
-    size, batch = len(held_out[0][0]), configs[0]["batch_size"]
-    for start in range(0, size, batch):
-        part = slice(start, start + batch)
-        chunks = [(x[part], y[part], mask[part]) for x, y, mask in held_out]
-        for k, stats in enumerate(stepper.evaluate(chunks)):
-            tallies[k].add(stats, chunks[k][2])
-            wrong[k].append(np.asarray(stats["wrong"]))
-            rho[k].append(np.asarray(stats["rho"], dtype=np.float64))
-    return [(tally.fields(_text_tau(c)), np.concatenate(w), np.concatenate(r))
-            for tally, c, w, r in zip(tallies, configs, wrong, rho)]
-
-
-def _text_tau(config):
-    """tau for a text task (its records add bits per char, eq. 12 read backwards), else None."""
-    return config["tau"] if config["task"] in tasks.TEXT_TASKS else None
+# ---------------------------------------------------------------------------------------------
+# What the loop steps: one network, or a population
+# ---------------------------------------------------------------------------------------------
 
 
 class _Alone:
@@ -578,8 +216,8 @@ class _Alone:
 
 
 class _Stacked:
-    """A population (act_torch.population or act_numpy.population): member k is run k; every
-    step stacks the runs' batches on a leading axis."""
+    """A population (one of the engine's, see train_population): member k is run k; every step
+    stacks the runs' batches on a leading axis."""
 
     def __init__(self, population):
         self.population = population
@@ -597,39 +235,69 @@ class _Stacked:
         self.population.load_member_state(k, state)
 
 
+# ---------------------------------------------------------------------------------------------
+# One run's part of the loop
+# ---------------------------------------------------------------------------------------------
+
+
 class _Run:
-    """One run's part of the loop: its data stream, held-out set, log, open log window, timings.
+    """One run's part of the loop: its data stream, held-out set, files, open log window, timings.
 
     The model lives in the stepper (one network, or member k of a population); the loop moves
-    every run forward together, one iteration at a time.
+    every run forward together, one iteration at a time. Every file the run writes goes through
+    ``self.writing``, so that a write that fails names the file and the run's last intact
+    checkpoint (``saved_at``: its iteration, None before the first).
     """
 
     def __init__(self, config, checkpoint):
         self.config, task, opts = config, config["task"], config["task_options"]
         self.out = Path(config["out"])
-        self.out.mkdir(parents=True, exist_ok=True)
         self.log_path, self.ckpt_path = self.out / "log.jsonl", self.out / "checkpoint.npz"
         self.data_rng = np.random.default_rng([config["seed"], DATA_STREAM])
         eval_rng = np.random.default_rng([config["eval_seed"], EVAL_STREAM])
         self.held_out = tasks.make_held_out(task, eval_rng, config["eval_size"], **opts)   # drawn once
         self.data_hash = data_sha256(config)
         self.start, self.window, self.time_before, self.train_time = 0, Tally(), 0.0, 0.0
-        self.state, self.log, self.final = None, None, None
+        self.state, self.log, self.final, self.saved_at = None, None, None, None
         if checkpoint is not None:
             self.state, meta = checkpoint
             self.data_rng.bit_generator.state = meta["data_rng"]
             self.start, self.window = meta["iteration"], Tally(meta["window"])
             self.time_before, self.train_time = meta["time_s"], meta["train_time_s"]
-            _truncate_log(self.log_path, meta)
+            self.saved_at = meta["iteration"]
+        with self.writing(self.out):
+            self.out.mkdir(parents=True, exist_ok=True)
+        if checkpoint is not None:
+            with self.writing(self.log_path):
+                truncate_log(self.log_path, meta)
+
+    def writing(self, path):
+        """A block that writes ``path``: an OSError in it becomes a WriteFailed naming the file and
+        this run's last intact checkpoint."""
+        return writing(path, self.saved_at)
 
     def batch(self):
         """The run's next training batch, from its own data stream."""
         c = self.config
         return tasks.make_batch(c["task"], self.data_rng, c["batch_size"], **c["task_options"])
 
+    def open_log(self):
+        with self.writing(self.log_path):
+            self.log = open_log(self.log_path)
+        return self.log
+
     def write(self, record):
-        self.log.write((json.dumps(record) + "\n").encode())
-        self.log.flush()       # the record is the OS's before any later checkpoint counts it
+        with self.writing(self.log_path):
+            try:
+                self.log.write((json.dumps(record) + "\n").encode())
+                self.log.flush()       # the record is the OS's before any later checkpoint counts it
+            except OSError:
+                # close the log now, dropping what could not be written: closing it later would
+                # try to write those bytes once more and fail again
+                log, self.log = self.log, None
+                with contextlib.suppress(OSError):
+                    log.close()
+                raise
 
     def save(self, iteration, state, backend_name, elapsed):
         """Write the checkpoint of this run at ``iteration``: the model's state and the loop's."""
@@ -637,13 +305,16 @@ class _Run:
         if self.log is not None:
             # the log's bytes reach the disk before a checkpoint that counts them: after a power
             # cut the log is never shorter than the checkpoint says
-            os.fsync(self.log.fileno())
+            with self.writing(self.log_path):
+                os.fsync(self.log.fileno())
             log_bytes = self.log.tell()
         meta = {"iteration": iteration, "data_rng": self.data_rng.bit_generator.state,
                 "window": self.window.sums, "log_bytes": log_bytes, "data_sha256": self.data_hash,
                 "time_s": self.time_before + elapsed, "train_time_s": self.train_time,
                 "backend": backend_name, "config": self.config}
-        save_checkpoint(self.ckpt_path, state, meta)
+        with self.writing(self.ckpt_path):
+            save_checkpoint(self.ckpt_path, state, meta)
+        self.saved_at = iteration
 
     def summary(self, backend_name, elapsed):
         """The run's summary.json, from its final evaluation."""
@@ -659,17 +330,28 @@ class _Run:
             "config": c,
         }
 
+    def write_summary(self, summary):
+        path = self.out / "summary.json"
+        with self.writing(path), atomic_write(path) as f:
+            json.dump(summary, f, indent=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# The loop
+# ---------------------------------------------------------------------------------------------
+
 
 def train(config, backend, checkpoint=None, progress=True):
     """Train a model as the config says, writing log, checkpoints and summary; returns the summary.
 
     backend: the backend class. checkpoint: (state, meta) from prepare() to resume from.
     progress: show a tqdm bar. Raises Stopped after SIGINT or SIGTERM (once the checkpoint is
-    written) and Diverged when the loss or the parameters stop being finite.
+    written), Diverged when the loss or the parameters stop being finite, and WriteFailed when
+    a file cannot be written (the last checkpoint stands).
     """
     runs = [_Run(config, checkpoint)]
     with _StopRequests() as stop:
-        return _loop(runs, _Alone(backend(config)), backend.name, progress, stop)[0]
+        return _Loop(runs, _Alone(backend(config)), backend.name, progress, stop).run()[0]
 
 
 # what the runs trained as one population must share besides the shape of the computation:
@@ -684,12 +366,12 @@ def train_population(configs, backend, population, checkpoints=None, progress=Tr
     same files as ``train`` writes for it alone (and the same numbers, to rounding).
 
     configs: K full configs of ``backend`` (``make_config``); population: the backend's
-    population class (act_torch.population.Population or act_numpy.population.Population).
-    checkpoints: None, or K entries of (state, meta) from prepare(), or None for a run that
-    starts fresh; every run must start from the same iteration. A run's checkpoints resume it
-    alone too, and a run saved alone resumes as a member. "train_time_s" of a run is the
-    population's training time divided by K (its share); "time_s" is the population's wall time.
-    Returns the K summaries. Raises Stopped and Diverged as ``train`` does.
+    population class, built as ``population(configs)``. checkpoints: None, or K entries of
+    (state, meta) from prepare(), or None for a run that starts fresh; every run must start from
+    the same iteration. A run's checkpoints resume it alone too, and a run saved alone resumes as
+    a member. "train_time_s" of a run is the population's training time divided by K (its
+    share); "time_s" is the population's wall time. Returns the K summaries. Raises Stopped,
+    Diverged and WriteFailed as ``train`` does.
     """
     configs = list(configs)
     if not configs:
@@ -709,216 +391,138 @@ def train_population(configs, backend, population, checkpoints=None, progress=Tr
         raise ValueError("every run of a population needs its own out folder")
     runs = [_Run(c, ck) for c, ck in zip(configs, checkpoints)]
     with _StopRequests() as stop:
-        return _loop(runs, _Stacked(population(configs)), backend.name, progress, stop)
+        return _Loop(runs, _Stacked(population(configs)), backend.name, progress, stop).run()
 
 
-def _loop(runs, stepper, backend_name, progress, stop):
-    """Train the runs together (one stepper step moves them all); returns their summaries."""
-    K, first = len(runs), runs[0].config
-    iterations, eval_every = first["iterations"], first["eval_every"]
-    checkpoint_every = min(r.config["checkpoint_every"] for r in runs)
-    task = first["task"]
-    for k, run in enumerate(runs):
-        if run.state is not None:
-            stepper.load_state(k, run.state)
+class _Loop:
+    """Runs trained together: one stepper step moves them all, one iteration at a time.
 
-    clock = time.perf_counter()
-    start = runs[0].start
-    saved_at, last_save = start, clock       # the iteration and the time of the last checkpoint
+    runs: the _Run of each; stepper: _Alone or _Stacked; stop: the _StopRequests in force.
+    ``run()`` trains from the runs' start to their last iteration and returns their summaries.
+    """
 
-    def elapsed():
-        return time.perf_counter() - clock
-
-    def checkpoint_now(iteration):
-        nonlocal saved_at, last_save
+    def __init__(self, runs, stepper, backend_name, progress, stop):
+        self.runs, self.stepper, self.backend_name, self.stop = runs, stepper, backend_name, stop
+        self.K, first = len(runs), runs[0].config
+        self.iterations, self.eval_every = first["iterations"], first["eval_every"]
+        self.checkpoint_every = min(r.config["checkpoint_every"] for r in runs)
+        self.progress, self.bar = progress, None
         for k, run in enumerate(runs):
-            run.save(iteration, stepper.state(k), backend_name, elapsed())
-        saved_at, last_save = iteration, time.perf_counter()
+            if run.state is not None:
+                stepper.load_state(k, run.state)
+        self.clock = time.perf_counter()
+        # the iteration and the time of the last checkpoint
+        self.saved_at, self.last_save = runs[0].start, self.clock
 
-    def diverged(iteration, problem, run=None):
-        where = f" ({run.out})" if K > 1 and run is not None else ""
+    def elapsed(self):
+        return time.perf_counter() - self.clock
+
+    def checkpoint(self, iteration):
+        for k, run in enumerate(self.runs):
+            run.save(iteration, self.stepper.state(k), self.backend_name, self.elapsed())
+        self.saved_at, self.last_save = iteration, time.perf_counter()
+
+    def diverged(self, iteration, problem, run=None):
+        where = f" ({run.out})" if self.K > 1 and run is not None else ""
         return Diverged(f"training diverged at iteration {iteration}{where}: {problem}; a smaller --lr may help")
 
     @contextlib.contextmanager
-    def diverging_at(iteration):
+    def diverging_at(self, iteration):
         # the backends refuse NaN or inf parameters with a ValueError: that one means divergence
         try:
             yield
         except ValueError as err:
             if "NaN or inf" not in str(err):
                 raise
-            raise diverged(iteration, err) from err
+            raise self.diverged(iteration, err) from err
 
-    def run_eval(iteration):
-        with diverging_at(iteration):
-            results = _evaluate_runs(stepper, [r.config for r in runs], [r.held_out for r in runs])
-        for run, result in zip(runs, results):
+    def evaluate(self, iteration):
+        """Evaluate every run and log it; returns the first run's fields."""
+        with self.diverging_at(iteration):
+            results = evaluate_runs(self.stepper, [r.config for r in self.runs], [r.held_out for r in self.runs])
+        for run, result in zip(self.runs, results):
             run.write({"kind": "eval", "iteration": iteration, **result[0],
-                       "time_s": run.time_before + elapsed(), "train_time_s": run.train_time})
+                       "time_s": run.time_before + self.elapsed(), "train_time_s": run.train_time})
             run.final = result
         return results[0][0]
 
-    if start == 0:
-        # before anything is logged: a folder with a log always has a checkpoint to resume from
-        checkpoint_now(0)
-
-    with contextlib.ExitStack() as files:
-        for run in runs:
-            run.log = files.enter_context(open(run.log_path, "ab"))
+    def run(self):
+        """Train every run to its last iteration; write and return their summaries."""
+        start = self.runs[0].start
         if start == 0:
-            run_eval(0)
+            # before anything is logged: a folder with a log always has a checkpoint to resume from
+            self.checkpoint(0)
+        with contextlib.ExitStack() as files:
+            for run in self.runs:
+                files.enter_context(run.open_log())
+            if start == 0:
+                self.evaluate(0)
+            done = self.train_from(start)
+            if self.stop.signum is not None and done < self.iterations:
+                if self.saved_at != done:
+                    self.checkpoint(done)
+                raise Stopped(self.stop.signum, done)
+            for run in self.runs:
+                run.log = None
+        if self.runs[0].final is None:    # resumed at the very end: nothing left to train, evaluate for the summary
+            results = evaluate_runs(self.stepper, [r.config for r in self.runs], [r.held_out for r in self.runs])
+            for run, result in zip(self.runs, results):
+                run.final = result
+        summaries = []
+        for run in self.runs:
+            summary = run.summary(self.backend_name, self.elapsed())
+            run.write_summary(summary)
+            summaries.append(summary)
+        return summaries
+
+    def train_from(self, start):
+        """The training iterations after ``start``, until the last or a stop request; returns the
+        last iteration done."""
+        desc = f"{self.backend_name} {self.runs[0].config['task']}" + (f" x{self.K}" if self.K > 1 else "")
+        self.bar = tqdm(total=self.iterations, initial=start, disable=not self.progress, desc=desc,
+                        dynamic_ncols=True)
         done = start
-        desc = f"{backend_name} {task}" + (f" x{K}" if K > 1 else "")
-        bar = tqdm(total=iterations, initial=start, disable=not progress, desc=desc, dynamic_ncols=True)
         try:
-            for it in range(start + 1, iterations + 1):
-                if stop.signum is not None:
+            for it in range(start + 1, self.iterations + 1):
+                if self.stop.signum is not None:
                     break
-                batches = [run.batch() for run in runs]
-                tick = time.perf_counter()
-                with diverging_at(it):
-                    results = stepper.train_step(batches)
-                spent = (time.perf_counter() - tick) / K      # each run's share of the step
-                for run, stats, batch in zip(runs, results, batches):
-                    if not math.isfinite(stats["loss"]):
-                        raise diverged(it, f"the loss is {stats['loss']}", run)
-                    run.train_time += spent
-                    run.window.add(stats, batch[2])
-                bar.update(1)
-                for run in runs:
-                    if it % run.config["log_every"] == 0 or it == iterations:
-                        fields = run.window.fields(_text_tau(run.config))
-                        run.write({"kind": "train", "iteration": it, **fields})
-                        run.window = Tally()
-                        if run is runs[0]:
-                            bar.set_postfix(loss=f"{fields['loss']:.4f}", **_headline(fields),
-                                            ponder=f"{fields['mean_ponder']:.2f}", refresh=False)
-                if (eval_every and it % eval_every == 0) or it == iterations:
-                    fields = run_eval(it)
-                    if progress:
-                        member = " (first run)" if K > 1 else ""
-                        bar.write(f"iteration {it}: held-out{member} {_headline(fields, long=True)}, "
-                                  f"mean ponder {fields['mean_ponder']:.3f}")
-                    checkpoint_now(it)
-                elif time.perf_counter() - last_save >= checkpoint_every:
-                    checkpoint_now(it)
+                self.step(it)
+                self.bar.update(1)
+                self.log(it)
+                if (self.eval_every and it % self.eval_every == 0) or it == self.iterations:
+                    fields = self.evaluate(it)
+                    if self.progress:
+                        member = " (first run)" if self.K > 1 else ""
+                        self.bar.write(f"iteration {it}: held-out{member} {headline(fields, long=True)}, "
+                                       f"mean ponder {fields['mean_ponder']:.3f}")
+                    self.checkpoint(it)
+                elif time.perf_counter() - self.last_save >= self.checkpoint_every:
+                    self.checkpoint(it)
                 done = it
         finally:
-            bar.close()
-        if stop.signum is not None and done < iterations:
-            if saved_at != done:
-                checkpoint_now(done)
-            raise Stopped(stop.signum, done)
-        for run in runs:
-            run.log = None
+            self.bar.close()
+        return done
 
-    if runs[0].final is None:    # resumed at the very end: nothing left to train, evaluate for the summary
-        for run, result in zip(runs, _evaluate_runs(stepper, [r.config for r in runs], [r.held_out for r in runs])):
-            run.final = result
-    summaries = []
-    for run in runs:
-        summary = run.summary(backend_name, elapsed())
-        with atomic_write(run.out / "summary.json") as f:
-            json.dump(summary, f, indent=2)
-        summaries.append(summary)
-    return summaries
+    def step(self, it):
+        """One training step of every run on its next batch, added to its open log window."""
+        batches = [run.batch() for run in self.runs]
+        tick = time.perf_counter()
+        with self.diverging_at(it):
+            results = self.stepper.train_step(batches)
+        spent = (time.perf_counter() - tick) / self.K      # each run's share of the step
+        for run, stats, batch in zip(self.runs, results, batches):
+            if not math.isfinite(stats["loss"]):
+                raise self.diverged(it, f"the loss is {stats['loss']}", run)
+            run.train_time += spent
+            run.window.add(stats, batch[2])
 
-
-def _headline(fields, long=False):
-    """The metric a person watches: bits per char for text, else the sequence error."""
-    if "bits_per_char" in fields:
-        value = f"{fields['bits_per_char']:.3f}"
-        return f"bits/char {value}" if long else {"bpc": value}
-    value = f"{fields['sequence_error']:.4f}" if long else f"{fields['sequence_error']:.3f}"
-    return f"sequence error {value}" if long else {"err": value}
-
-
-def run(options, backend, resume=False, progress=True):
-    """make the config (or load the saved run), train, and return the summary."""
-    config, checkpoint = prepare(options, backend, resume=resume)
-    return train(config, backend, checkpoint=checkpoint, progress=progress)
-
-
-# ---------------------------------------------------------------------------------------------
-# Command line
-# ---------------------------------------------------------------------------------------------
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse whose errors are one line (the message and a pointer to --help) and exit status 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
-def build_parser(backend, prog=None):
-    """The argparse parser shared by both backends. Options left out are absent from the result."""
-    S = argparse.SUPPRESS
-    p = OneLineParser(
-        prog=prog or f"python -m act_{backend.name}.train", argument_default=S,
-        description="Train Adaptive Computation Time (Graves 2016) on one of the paper's tasks. "
-                    "Defaults follow the paper for each task.")
-    p.add_argument("--task", help=f"one of {', '.join(tasks.ALL_TASKS)} (default parity)")
-    g = p.add_argument_group("task options (smaller versions of a task)")
-    for opt, task in TASK_OF_OPTION.items():
-        default = tasks.DEFAULTS[task][opt]
-        g.add_argument("--" + opt.replace("_", "-"), type=tasks.OPTION_TYPES.get(opt, int),
-                       help=f"{task} only (default {'pydoc_data.topics' if default is None else default})")
-    g = p.add_argument_group("model")
-    g.add_argument("--cell", help="rnn or lstm (parity rnn, others lstm)")
-    g.add_argument("--hidden", type=int, help="state size H (parity/logic 128, addition/sort 512, characters 256)")
-    g.add_argument("--tau", type=float, help="time penalty tau of eq. (12) (default 1e-3)")
-    g.add_argument("--epsilon", type=float, help="halting threshold epsilon (default 0.01)")
-    g.add_argument("--max-ponder", type=int, help="cap M on ponder steps (addition 20, others 100)")
-    g.add_argument("--no-act", action="store_true",
-                   help="the paper's baseline: one update per input (max ponder 1)")
-    g.add_argument("--halting-bias", type=float, help="initial halting bias b_h (default 1.0)")
-    g.add_argument("--dtype", choices=DTYPES, help=f"default {backend.default_dtype}")
-    g = p.add_argument_group("training")
-    g.add_argument("--lr", type=float, help="Adam learning rate (default 1e-4)")
-    g.add_argument("--batch-size", type=int, help="parity 128, logic 16, addition 32, sort 16, characters 32")
-    g.add_argument("--iterations", type=int, help="total training iterations (default 10000)")
-    g.add_argument("--seed", type=int, help="seed of the parameters and the data (default 0)")
-    for flag, kind, help_text in getattr(backend, "extra_arguments", ()):
-        g.add_argument(flag, type=kind, help=help_text)
-    g = p.add_argument_group("evaluation, logging, checkpoints")
-    g.add_argument("--eval-every", type=int, help="iterations between evaluations (default 1000; 0: only at the end)")
-    g.add_argument("--eval-size", type=int, help="held-out sequences (default 1000; characters 200)")
-    g.add_argument("--eval-seed", type=int, help="seed of the held-out set (default: --seed)")
-    g.add_argument("--log-every", type=int, help="iterations per log record (default 10)")
-    g.add_argument("--checkpoint-every", type=float, metavar="SECONDS",
-                   help="seconds between checkpoints besides those at evaluations (default 60; 0: every "
-                        "iteration); changes no number, and may change on --resume")
-    g.add_argument("--out", help="output folder (default runs/<backend>-<task>-seed<seed>)")
-    g.add_argument("--resume", action="store_true", help="continue the run saved in --out exactly")
-    g.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return p
-
-
-def main(backend, argv=None):
-    """Entry point of ``python -m act_<backend>.train``; returns the summary.
-
-    Every failure the user can act on ends with one line on stderr and a non-zero exit status:
-    2 for options refused, 1 for a diverged run, 130 or 143 after SIGINT or SIGTERM.
-    """
-    parser = build_parser(backend)
-    options = vars(parser.parse_args(argv))
-    resume = options.pop("resume", False)
-    progress = not options.pop("no_progress", False)
-    try:
-        config, checkpoint = prepare(options, backend, resume=resume)
-    except ValueError as err:
-        parser.exit(2, f"{parser.prog}: error: {err}\n")
-    again = f"{parser.prog} --out {shlex.quote(config['out'])} --resume"
-    try:
-        summary = train(config, backend, checkpoint=checkpoint, progress=progress)
-    except Stopped as stop:
-        parser.exit(stop.exit_code, f"{stop}: checkpoint written; continue with {again}\n")
-    except KeyboardInterrupt:     # a second signal: stopped at once
-        parser.exit(130, f"interrupted: continue from the last checkpoint with {again}\n")
-    except Diverged as err:
-        parser.exit(1, f"{parser.prog}: error: {err}\n")
-    fields = summary["final_eval"]
-    print(f"done: {config['iterations']} iterations in {summary['time_s']:.1f} s; held-out "
-          f"{_headline(fields, long=True)}, mean ponder {fields['mean_ponder']:.3f}; wrote {config['out']}")
-    return summary
+    def log(self, it):
+        """Write each run's train record when its log window closes at ``it``."""
+        for run in self.runs:
+            if it % run.config["log_every"] == 0 or it == self.iterations:
+                fields = run.window.fields(text_tau(run.config))
+                run.write({"kind": "train", "iteration": it, **fields})
+                run.window = Tally()
+                if run is self.runs[0]:
+                    self.bar.set_postfix(loss=f"{fields['loss']:.4f}", **headline(fields),
+                                         ponder=f"{fields['mean_ponder']:.2f}", refresh=False)

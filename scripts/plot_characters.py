@@ -15,7 +15,7 @@ import matplotlib
 
 from act_experiments.figures import save_figures
 from act_experiments.plots import characters
-from act_experiments.training import OneLineParser
+from act_experiments.cli import OneLineParser
 
 
 def main(argv=None):

@@ -19,7 +19,7 @@ import matplotlib
 from act_experiments import results
 from act_experiments.figures import save_figures
 from act_experiments.plots import parity
-from act_experiments.training import OneLineParser
+from act_experiments.cli import OneLineParser
 
 
 def main(argv=None):

@@ -17,7 +17,7 @@ import matplotlib
 from act_experiments import results
 from act_experiments.figures import print_written, save_figures
 from act_experiments.plots import sort
-from act_experiments.training import OneLineParser
+from act_experiments.cli import OneLineParser
 
 
 def main(argv=None):

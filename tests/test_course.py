@@ -173,7 +173,7 @@ def test_answered_names_every_missing_answer_and_returns_the_values():
 
 def test_fresh_empties_a_live_runs_folder_so_a_cell_can_train_again(tmp_path):
     from act_experiments import training
-    from act_numpy.train import NumpyBackend
+    from act_experiments.backends import NumpyBackend
     options = dict(task="parity", bits=3, hidden=4, batch_size=8, iterations=2, eval_every=0, eval_size=8)
     folder = tmp_path / "act"
     first = training.run({**options, "out": course.fresh(folder)}, NumpyBackend, progress=False)

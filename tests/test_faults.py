@@ -1,7 +1,7 @@
 """Faults in the training loop and its CLI: nothing lost, nothing mixed up, one line per refusal.
 
-Signals, kills and damaged files are tried on real processes (``python -m act_numpy.train`` and
-``python -m act_torch.train``): a stopped or killed run resumes to exactly the numbers of a run
+Signals, kills and damaged files are tried on real processes (``python scripts/train.py`` with
+``--backend numpy`` and ``--backend torch``): a stopped or killed run resumes to exactly the numbers of a run
 that never stopped. The runs are tiny (4-bit parity, 8 units, batches of 8).
 """
 
@@ -12,18 +12,20 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from act_experiments import training
-from act_numpy.train import NumpyBackend
+from act_experiments import checkpoints, training
+from act_experiments.cli import main as train_main
 
 torch = pytest.importorskip("torch")
-from act_torch.train import TorchBackend  # noqa: E402
+from act_experiments.backends import NumpyBackend, TorchBackend  # noqa: E402
 from conftest import Interrupted, crashing  # noqa: E402
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
+TRAIN = Path(__file__).resolve().parent.parent / "scripts" / "train.py"
 TIME_FIELDS = ("time_s", "train_time_s")
 TINY = dict(task="parity", bits=4, cell="rnn", hidden=8, batch_size=8, eval_size=16, lr=1e-2)
 TINY_ARGS = ["--task", "parity", "--bits", "4", "--hidden", "8", "--batch-size", "8", "--eval-size", "16",
@@ -31,8 +33,8 @@ TINY_ARGS = ["--task", "parity", "--bits", "4", "--hidden", "8", "--batch-size",
 
 
 def cli(backend, *args, cwd=None, wait=True):
-    """Run ``python -m act_<backend>.train args`` (Popen if not wait, else the finished process)."""
-    command = [sys.executable, "-m", f"act_{backend}.train", *map(str, args)]
+    """Run ``python scripts/train.py --backend <backend> args`` (Popen if not wait, else the finished process)."""
+    command = [sys.executable, str(TRAIN), "--backend", backend, *map(str, args)]
     if not wait:
         return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
@@ -294,11 +296,11 @@ def test_atomic_write_leaves_the_old_file_when_it_fails(tmp_path):
     path = tmp_path / "summary.json"
     path.write_text("old")
     with pytest.raises(KeyboardInterrupt):
-        with training.atomic_write(path) as f:
+        with checkpoints.atomic_write(path) as f:
             f.write("half of the new")
             raise KeyboardInterrupt
     assert path.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
-    with training.atomic_write(path) as f:
+    with checkpoints.atomic_write(path) as f:
         f.write("new")
     assert path.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
 
@@ -314,7 +316,7 @@ def test_a_kill_while_resuming_leaves_the_log_whole(tmp_path, monkeypatch):
 
     def killed(src, dst):
         raise KeyboardInterrupt
-    monkeypatch.setattr(training.os, "replace", killed)
+    monkeypatch.setattr(checkpoints.os, "replace", killed)
     with pytest.raises(KeyboardInterrupt):
         training.run({"out": str(tmp_path / "run")}, NumpyBackend, resume=True, progress=False)
     assert log.read_bytes() == before and not (tmp_path / "run" / "log.jsonl.tmp").exists()
@@ -389,7 +391,8 @@ class NaNBackend(NumpyBackend):
 
 def test_a_diverged_run_stops_in_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        training.main(NaNBackend, [*TINY_ARGS, "--iterations", "5", "--out", str(tmp_path / "run")])
+        train_main(["--backend", "numpy", *TINY_ARGS, "--iterations", "5", "--out", str(tmp_path / "run")],
+                   backends={"numpy": NaNBackend})
     err = capsys.readouterr().err.strip()
     assert exit_info.value.code == 1 and len(err.splitlines()) == 1
     assert "diverged at iteration 3" in err and "--lr" in err

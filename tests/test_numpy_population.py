@@ -5,7 +5,7 @@ import pytest
 
 from act_experiments import tasks, training
 from act_experiments.populations import NumpyPopulation as Population
-from act_numpy.train import NumpyBackend
+from act_experiments.backends import NumpyBackend
 
 TASKS = {
     "parity": dict(task="parity", bits=6, hidden=16, batch_size=16),
@@ -130,7 +130,7 @@ def test_member_state_resumes_as_a_single_run_and_back():
 def torch_engine():
     pytest.importorskip("torch")
     from act_experiments.populations import TorchPopulation
-    from act_torch.train import TorchBackend
+    from act_experiments.backends import TorchBackend
     return TorchPopulation, TorchBackend
 
 

@@ -7,7 +7,7 @@ torch = pytest.importorskip("torch")
 
 from act_experiments import tasks, training  # noqa: E402
 from act_experiments.populations import TorchPopulation as Population  # noqa: E402
-from act_torch.train import TorchBackend  # noqa: E402
+from act_experiments.backends import TorchBackend  # noqa: E402
 
 TASKS = {
     "parity": dict(task="parity", bits=6, hidden=16, batch_size=16),

@@ -15,7 +15,7 @@ from act_numpy.params import PARAM_NAMES  # noqa: E402
 from act_engine.graphed import Rerun  # noqa: E402
 from act_experiments.populations import TorchPopulation as Population  # noqa: E402
 from act_engine.population_graphed import PopulationGraphStep, graph_step_for  # noqa: E402
-from act_torch.train import TorchBackend  # noqa: E402
+from act_experiments.backends import TorchBackend  # noqa: E402
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 

@@ -263,7 +263,7 @@ def test_bad_engine_options_stop_in_one_line(root, capsys, extra, words):
 
 
 def test_shards_are_even_in_the_sweeps_order_and_fit_in_memory(capsys):
-    from act_torch.train import TorchBackend
+    from act_experiments.backends import TorchBackend
     base = {"task": "parity", "bits": 3, "hidden": 4, "batch_size": 4, "device": "cpu"}
     jobs = [(f"r{i}", {**base, "seed": i, "out": f"r{i}"}) for i in range(7)]
     jobs.append(("wide", {**base, "hidden": 8, "seed": 0, "out": "wide"}))     # another shape: its own shard

@@ -490,10 +490,10 @@ def test_unknown_task_raises(call):
 
 
 def test_one_table_describes_every_task():
-    from act_experiments import training
+    from act_experiments import config
     assert tuple(tasks.TASK_TABLE) == tasks.ALL_TASKS
     assert tasks.TEXT_TASKS == tuple(name for name, t in tasks.TASK_TABLE.items() if t.text)
-    assert training.TASK_DEFAULTS == {name: t.train for name, t in tasks.TASK_TABLE.items()}
+    assert config.TASK_DEFAULTS == {name: t.train for name, t in tasks.TASK_TABLE.items()}
     for name, t in tasks.TASK_TABLE.items():
         opts = tasks.resolve_options(name, **({"seq_len": 8} if name == "characters" else {}))
         x, y, mask = t.held_out(np.random.default_rng(0), 3, **opts)

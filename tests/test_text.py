@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from act_experiments import tasks, text, training
-from act_numpy.train import NumpyBackend
+from act_experiments import cli, evaluation, tasks, text, training
+from act_experiments.backends import NumpyBackend
 
 
 def rng(seed=0):
@@ -156,14 +156,16 @@ def test_bits_per_char_is_the_cross_entropy_without_the_ponder_cost():
     mask = np.ones((2, 4))
     rho = np.full((2, 4), 2.5)
     loss = (ce * 8 + tau * rho.sum()) / 2                  # L + tau P, averaged over the batch
-    tally = training.Tally()
+    tally = evaluation.Tally()
     tally.add({"loss": loss, "wrong": np.zeros((2, 4), bool), "rho": rho, "N": np.full((2, 4), 2)}, mask)
     assert tally.fields(tau)["bits_per_char"] == pytest.approx(ce / math.log(2))
     assert "bits_per_char" not in tally.fields()           # only asked for on text
 
 
 def test_cli_trains_on_a_file_and_resumes_exactly(tmp_path, small_file, capsys):
-    from act_numpy.train import main
+    def main(argv):
+        return cli.main(["--backend", "numpy", *argv])
+
     common = ["--task", "characters", "--data", small_file, "--seq-len", "8", "--hidden", "8",
               "--batch-size", "4", "--eval-size", "6", "--eval-every", "2", "--log-every", "1",
               "--lr", "1e-2", "--no-progress"]

@@ -8,11 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from act_experiments import tasks, training
-from act_numpy.train import NumpyBackend
+from act_experiments import cli, evaluation, tasks, training
 
 torch = pytest.importorskip("torch")
-from act_torch.train import TorchBackend  # noqa: E402
+from act_experiments.backends import NumpyBackend, TorchBackend  # noqa: E402
 from conftest import Interrupted, crashing  # noqa: E402
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
@@ -82,10 +81,9 @@ def test_bad_options_raise_value_error(options, words):
 
 
 def test_cli_reports_bad_options_as_usage_errors(capsys, tmp_path):
-    from act_torch.train import main
     for argv in (["--task", "chess"], ["--bits", "4", "--task", "sort"], ["--device", "abacus"]):
         with pytest.raises(SystemExit) as exit_info:
-            main(argv + ["--out", str(tmp_path / "never")])
+            cli.main(argv + ["--out", str(tmp_path / "never")])
         assert exit_info.value.code == 2
         err = capsys.readouterr().err
         assert "error:" in err and "Traceback" not in err
@@ -93,13 +91,12 @@ def test_cli_reports_bad_options_as_usage_errors(capsys, tmp_path):
 
 
 def test_cli_runs_and_refuses_to_overwrite(tmp_path, capsys):
-    from act_numpy.train import main
-    argv = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4", "--iterations", "2",
+    argv = ["--backend", "numpy", "--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4", "--iterations", "2",
             "--eval-size", "8", "--no-progress", "--out", str(tmp_path / "cli")]
-    summary = main(argv)
+    summary = cli.main(argv)
     assert summary["iterations"] == 2 and "done: 2 iterations" in capsys.readouterr().out
     with pytest.raises(SystemExit):
-        main(argv)                      # the folder already holds a run
+        cli.main(argv)                  # the folder already holds a run
     assert "already holds a run" in capsys.readouterr().err
 
 
@@ -135,7 +132,7 @@ def test_log_and_summary_fields(tmp_path, backend):
 
 
 def test_sequence_error_is_the_fraction_of_sequences_with_a_mistake():
-    tally = training.Tally()
+    tally = evaluation.Tally()
     wrong = np.array([[0, 1, 0], [0, 0, 0], [1, 1, 0], [0, 0, 0]], dtype=bool)
     mask = np.array([[1, 1, 1], [1, 1, 0], [1, 1, 1], [1, 0, 0]], dtype=float)
     rho = np.array([[2, 3, 1], [2, 2, 0], [1, 1, 1], [4, 0, 0]], dtype=float)
@@ -305,7 +302,6 @@ def test_short_training_beats_chance_on_4_bit_parity(tmp_path):
 def test_device_auto_keeps_a_single_run_on_the_cpu(monkeypatch):
     """Eager CUDA is slower than the CPU for one network: auto never picks it, even with a GPU."""
     torch = pytest.importorskip("torch")
-    from act_torch.train import TorchBackend
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     config = training.make_config({"task": "parity", "bits": 3, "hidden": 4, "out": "unused"}, TorchBackend)
     assert config["device"] == "auto" and TorchBackend(config).device.type == "cpu"

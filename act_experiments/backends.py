@@ -1,10 +1,20 @@
-"""Train ACT with PyTorch (the fast backend): ``python -m act_torch.train --help``.
+"""The two backends of the training loop: how NumPy and PyTorch each hold a model and take a step.
 
-    python -m act_torch.train --task parity --bits 16 --hidden 128 --lr 1e-3 --iterations 5000
+    python scripts/train.py --backend numpy --task parity --bits 8 --hidden 32 --lr 1e-3 --iterations 2000
+    python scripts/train.py --backend torch --task parity --bits 16 --hidden 128 --lr 1e-3 --iterations 5000
 
-The loop, options, logs and checkpoints are the experiment package's (``act_experiments/training.py``), so
-both backends train, log and resume the same way. This file only says how PyTorch holds the
-model and takes a step:
+The loop, options, logs and checkpoints are the same for both (``act_experiments.training``,
+``config``, ``checkpoints``), so both train, log and resume the same way; a backend only says
+how it builds the network from a config, takes one step and saves its state (the interface is
+in ``training``'s docstring). Both start from ``config.init_parameters``, so a seed gives the
+same initial weights in NumPy and PyTorch, and both save the same checkpoint layout
+(``adam_checkpoint``), so either can read the other's parameters.
+
+``NumpyBackend``, the reference: ``act_numpy.model.ACTModel.loss`` (forward, hand-written
+backward) and ``act_numpy.optim.Adam``, in float64 by default.
+
+``TorchBackend``, the fast one, in float32 by default (``--dtype float64`` matches one NumPy
+step to about 1e-10):
 
 - the parameters start from ``act_numpy.params.init_params`` with the run's seed, so a seed gives
   the same initial weights as the NumPy reference; they are then copied into the ``ACT`` module;
@@ -14,7 +24,6 @@ model and takes a step:
   batch (eq. 12);
 - autograd gives the gradient (N(t) is a constant, paper section 2.2); ``torch.optim.Adam`` steps.
 
-float32 by default (fast); ``--dtype float64`` matches one NumPy step to about 1e-10.
 ``--device auto`` (the default) trains on the CPU: one network of these sizes steps eagerly on a
 GPU slower than on the CPU, every operation a tiny kernel launch (docs/benchmarks_train_step.md);
 a GPU pays off for many networks at once, as populations (``act_experiments.sweeps``). Ask for
@@ -22,21 +31,79 @@ it with ``--device cuda`` (or ``cuda:N``), which on a machine without that devic
 one line before anything is written.
 """
 
-import os
-
 import numpy as np
 import torch
 
-from act_experiments import training
+from .config import init_parameters, model_sizes
+from act_numpy.model import ACTModel
+from act_numpy.optim import Adam
+from act_torch.losses import act_loss, loss_inputs, statistics
+from act_torch.module import ACT
 
-from .losses import act_loss, loss_inputs, statistics
-from .module import ACT
+TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
-DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+class NumpyBackend:
+    """An ACTModel and its Adam optimiser, built from a training config (see act_experiments/config.py)."""
+
+    name = "numpy"
+    default_dtype = "float64"
+
+    def __init__(self, config):
+        D, O, loss, heads = model_sizes(config)
+        self.dtype = np.dtype(config["dtype"])
+        params = {k: v.astype(self.dtype) for k, v in init_parameters(config).items()}
+        self.model = ACTModel(config["cell"], D, config["hidden"], O, loss=loss, heads=heads,
+                              tau=config["tau"], epsilon=config["epsilon"],
+                              max_ponder=config["max_ponder"], params=params)
+        self.optimizer = Adam(self.model.params, lr=config["lr"])
+
+    def train_step(self, x, y, mask):
+        """One Adam step on the batch; returns loss, wrong (B, T), rho (B, T), N (B, T)."""
+        loss, grads, stats = self.model.loss(x.astype(self.dtype), y, mask)
+        self.optimizer.step(grads)
+        return {"loss": loss, "wrong": stats["wrong"], "rho": stats["rho"], "N": stats["N"]}
+
+    def evaluate(self, x, y, mask):
+        """The same statistics as train_step, forward only, parameters untouched."""
+        loss, stats = self.model.evaluate(x.astype(self.dtype), y, mask)
+        return {"loss": loss, "wrong": stats["wrong"], "rho": stats["rho"], "N": stats["N"]}
+
+    def state_dict(self):
+        """Parameters and Adam state as a flat dict of arrays (what checkpoints store)."""
+        return adam_checkpoint(self.optimizer)
+
+    def load_state_dict(self, state):
+        load_adam_checkpoint(self.optimizer, state)
+
+    def params_numpy(self):
+        """The current parameters as float64 NumPy arrays (for comparing backends)."""
+        return {k: v.astype(np.float64) for k, v in self.model.params.items()}
+
+
+def adam_checkpoint(optimizer):
+    """One network's parameters and Adam state as checkpoints store them: "param/<name>",
+    "adam_m/<name>", "adam_v/<name>" (copies) and "adam_t" (a 0-d array)."""
+    opt = optimizer.state_dict()
+    state = {"adam_t": np.array(opt["t"])}
+    for k, v in optimizer.params.items():
+        state[f"param/{k}"] = v.copy()
+        state[f"adam_m/{k}"], state[f"adam_v/{k}"] = opt["m"][k], opt["v"][k]
+    return state
+
+
+def load_adam_checkpoint(optimizer, state):
+    """Set the optimiser's parameters and Adam state from a dict in adam_checkpoint's layout."""
+    for k, v in optimizer.params.items():
+        v[...] = state[f"param/{k}"]           # in place: the model holds these same arrays
+    optimizer.load_state_dict({
+        "t": int(state["adam_t"]),
+        "m": {k: state[f"adam_m/{k}"] for k in optimizer.params},
+        "v": {k: state[f"adam_v/{k}"] for k in optimizer.params}})
 
 
 class TorchBackend:
-    """An ACT module and torch.optim.Adam, built from a training config (see act_experiments/training.py)."""
+    """An ACT module and torch.optim.Adam, built from a training config (see act_experiments/config.py)."""
 
     name = "torch"
     default_dtype = "float32"
@@ -69,15 +136,15 @@ class TorchBackend:
             raise ValueError(f"device {name!r}: expected auto, cpu, cuda, cuda:N or mps")
 
     def __init__(self, config):
-        D, O, self.loss_kind, self.heads = training.model_sizes(config)
+        D, O, self.loss_kind, self.heads = model_sizes(config)
         device = config["device"]
         if device == "auto":
             # one network: eager CUDA launches a tiny kernel per operation and is slower than
-            # the CPU; populations take the GPU instead (act_torch.population)
+            # the CPU; populations take the GPU instead (act_engine)
             device = "cpu"
-        self.device, self.dtype = torch.device(device), DTYPES[config["dtype"]]
+        self.device, self.dtype = torch.device(device), TORCH_DTYPES[config["dtype"]]
         self.tau = config["tau"]
-        self.model = ACT.from_numpy(training.init_parameters(config), config["cell"], epsilon=config["epsilon"],
+        self.model = ACT.from_numpy(init_parameters(config), config["cell"], epsilon=config["epsilon"],
                                     max_ponder=config["max_ponder"], dtype=self.dtype, device=self.device)
         self.params = self.model.params()      # name -> nn.Parameter, the paper's names
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config["lr"])
@@ -144,14 +211,4 @@ class TorchBackend:
         return {k: p.detach().cpu().numpy().astype(np.float64) for k, p in self.params.items()}
 
 
-def main(argv=None):
-    if "OMP_NUM_THREADS" not in os.environ:
-        # These networks are small: one thread is faster than several, and when two processes
-        # share 2 cores, two spinning thread pools made 16-bit parity ~15x slower (docs/parity.md).
-        # Set OMP_NUM_THREADS to choose otherwise.
-        torch.set_num_threads(1)
-    return training.main(TorchBackend, argv)
-
-
-if __name__ == "__main__":
-    main()
+BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
