@@ -7,7 +7,7 @@
                                                     # the simplified ponder cost -sum_{n<=N} h^n
     python scripts/pitfalls.py plot                 # figures/pitfalls_*.png from results/pitfalls/
 
-``run`` trains each entry of the experiment for every seed with ``act_beyond.pitfalls.train_variant``
+``run`` trains each entry of the experiment for every seed with ``act_experiments.pitfall_runs.train_variant``
 and appends its evaluations to ``results/pitfalls/<experiment>.csv`` (one row per evaluation);
 ``<experiment>.json`` keeps the settings and the command. A run that stopped continues where it
 left off: entries already in the CSV are skipped, as long as the settings and seeds are the same

@@ -5,7 +5,7 @@
     python scripts/universal_transformer.py plot           # figures/universal_transformer_*.png
 
 ``run`` trains every entry of the experiment for every seed with
-``act_beyond.universal_transformer.train_ut`` on the pointer-chain task and appends its evaluations
+``act_experiments.ut_runs.train_ut`` on the pointer-chain task and appends its evaluations
 to ``results/universal_transformer/<experiment>.csv`` (one row per evaluation, with error and
 ponder per chain depth); ``<experiment>.json`` keeps the settings and the command. A run that
 stopped continues where it left off: (entry, seed) pairs already in the CSV are skipped, as long
