@@ -332,7 +332,11 @@ def open_sweep(folder, config, force=False, script="sweep.py"):
             lock.close()
             fail(script, f"{folder} holds a sweep with other settings ({diff}): run it with its own "
                          "settings, choose another --name, or pass --force to delete its runs and start over")
-    write_json(path, config)
+    try:
+        write_json(path, config)
+    except BaseException:
+        lock.close()        # a full disk, say: the lock goes with the sweep that cannot start
+        raise
     return lock
 
 
@@ -536,6 +540,11 @@ def run_shards(shards, workers, engine, backend, script="sweep.py"):
         # a run that diverged, or a run folder that cannot be continued: one line, the other runs'
         # checkpoints stay
         fail(script, f"a run stopped the sweep: {err}", 1)
+    except WriteFailed as err:
+        # a full disk, a read-only file system, no permission: the file and the run's last intact
+        # checkpoint, from which the same command continues
+        fail(script, f"a run stopped the sweep: {err}; make room or fix the permissions, then run the same "
+                     "command again to continue", 1)
     except (RuntimeError, OSError, MemoryError) as err:
         # e.g. out of memory on the device, or a full disk: the checkpoints written so far stand
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
@@ -619,7 +628,22 @@ def machine():
 
 
 def main(argv=None, script="sweep.py", task=None):
-    """Entry point of scripts/sweep.py (and scripts/characters.py, with task="characters")."""
+    """Entry point of scripts/sweep.py (and scripts/characters.py, with task="characters").
+
+    Every failure ends in one line on stderr: 2 for options refused, 1 for a run or a file that
+    stops the sweep, 130 or 143 after SIGINT or SIGTERM (see run_shards).
+    """
+    try:
+        _sweep(argv, script, task)
+    except WriteFailed as err:
+        # the sweep's own files, its settings and its results: each is replaced in one step, so
+        # the old one stands, and the runs are kept
+        fail(script, f"{err}; make room or fix the permissions, then run the same command again "
+                     "(finished runs are kept)", 1)
+
+
+def _sweep(argv, script, task):
+    """The sweep of main: check, train what is missing, write the results."""
     args, tokens = parse_args(argv, script, task)
     shared = passthrough_options(tokens, args.backend, script)
     if args.task != "characters":
