@@ -13,6 +13,7 @@ course: its errors are one line and exit status 2.
 import argparse
 import os
 import shlex
+import sys
 
 from . import tasks
 from .checkpoints import WriteFailed
@@ -29,6 +30,14 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def fail(script, message, status=2):
+    """End a script with one line on stderr, no traceback (status 2: options refused)."""
+    print(f"{script}: error: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
 
 
 def build_parser(backend, prog=None, backends=None):

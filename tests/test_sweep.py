@@ -22,6 +22,7 @@ from act_experiments import training
 torch = pytest.importorskip("torch")
 
 from act_experiments import sweeps as sweep  # noqa: E402
+from act_experiments import sweep_workers  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -268,15 +269,15 @@ def test_shards_are_even_in_the_sweeps_order_and_fit_in_memory(capsys):
     jobs = [(f"r{i}", {**base, "seed": i, "out": f"r{i}"}) for i in range(7)]
     jobs.append(("wide", {**base, "hidden": 8, "seed": 0, "out": "wide"}))     # another shape: its own shard
     configs = [training.make_config(o, TorchBackend) for _, o in jobs]
-    plan = sweep.plan_shards(jobs, configs, workers=2, free=1 << 40)
+    plan = sweep_workers.plan_shards(jobs, configs, workers=2, free=1 << 40)
     assert [[j[0] for j in s] for s in plan] == [["r0", "r1", "r2", "r3"], ["r4", "r5", "r6"], ["wide"]]
-    plan = sweep.plan_shards(jobs, configs, workers=1, size=3, free=1 << 40)
+    plan = sweep_workers.plan_shards(jobs, configs, workers=1, size=3, free=1 << 40)
     assert sorted(len(s) for s in plan) == [1, 2, 2, 3]      # seven runs in three even shards, and "wide"
-    need = sweep.member_bytes(configs[0])
-    plan = sweep.plan_shards(jobs[:7], configs[:7], workers=1, free=int(2.5 * need / 0.8))
+    need = sweep_workers.member_bytes(configs[0])
+    plan = sweep_workers.plan_shards(jobs[:7], configs[:7], workers=1, free=int(2.5 * need / 0.8))
     assert max(len(s) for s in plan) == 2                 # memory caps the default size
     with pytest.raises(SystemExit) as info:
-        sweep.plan_shards(jobs[:7], configs[:7], workers=1, size=5, free=int(2.5 * need / 0.8))
+        sweep_workers.plan_shards(jobs[:7], configs[:7], workers=1, size=5, free=int(2.5 * need / 0.8))
     assert info.value.code == 2
     assert_one_line(2, capsys.readouterr().err, 2, "--population-size 5", "GB")
 
