@@ -70,7 +70,7 @@ def _stub(dotted, calls):
     def forbidden(*args, **kwargs):
         calls.append(dotted)         # recorded too, in case the answer catches the error
         raise Forbidden(f"this exercise asks you to write this piece yourself, but your answer calls "
-                        f"{dotted}: write it with NumPy instead")
+                        f"{dotted}: write it from the equations instead (NumPy or PyTorch operations)")
     forbidden.__name__ = dotted.rpartition(".")[2]
     return forbidden
 
