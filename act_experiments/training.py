@@ -3,7 +3,8 @@
     summary = training.run({"task": "parity", "bits": 8, "out": "runs/p8"}, TorchBackend)
 
 The command line over it is ``scripts/train.py`` (``act_experiments.cli``); the settings are
-``act_experiments.config``'s and the files ``act_experiments.checkpoints``'. Everything here is
+``act_experiments.config``'s, the files ``act_experiments.checkpoints``' and the stops
+``act_experiments.stopping``'s. Everything here is
 plain NumPy and the standard library. A backend (``act_experiments.backends``) is a small class
 that knows how to hold a model and take a step; this module does the rest, identically for both:
 
@@ -50,8 +51,6 @@ import contextlib
 import json
 import math
 import os
-import signal
-import threading
 import time
 from pathlib import Path
 
@@ -63,63 +62,13 @@ from .checkpoints import (Damaged, WriteFailed, atomic_write, load_checkpoint, l
                           read_log, save_checkpoint, truncate_log, writing)
 from .config import DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters, make_config, options_of
 from .evaluation import Tally, by_difficulty, evaluate_runs, headline, text_tau
+from .stopping import Diverged, StopRequests, Stopped
 
 # The loop's names, and beside them the config and checkpoint functions a notebook calls while it
 # trains, reads and resumes runs, so that this one module is all it imports.
 __all__ = ["prepare", "run", "train", "train_population", "evaluate", "Stopped", "Diverged", "IN_STEP",
            "SHARED_BY_POPULATION", "make_config", "init_parameters", "DATA_STREAM",
            "EVAL_STREAM", "load_checkpoint", "read_log", "Damaged", "WriteFailed"]
-
-# ---------------------------------------------------------------------------------------------
-# Stopping: signals and divergence
-# ---------------------------------------------------------------------------------------------
-
-
-class Stopped(KeyboardInterrupt):
-    """train() stopped on SIGINT or SIGTERM after writing a checkpoint; --resume continues the run.
-
-    signum: the signal; iteration: the checkpoint's; exit_code: 128 + signum (130 for SIGINT,
-    143 for SIGTERM, the shell's convention). A KeyboardInterrupt, so that code catching
-    Exception lets it through as it would let Ctrl-C through.
-    """
-
-    def __init__(self, signum, iteration):
-        self.signum, self.iteration, self.exit_code = signum, iteration, 128 + signum
-        super().__init__(f"stopped by {signal.Signals(signum).name} after iteration {iteration}")
-
-
-class Diverged(RuntimeError):
-    """The loss or the parameters became NaN or inf: training cannot go on (the last checkpoint stands)."""
-
-
-class _StopRequests:
-    """While active, SIGINT and SIGTERM only ask the loop to stop (``signum`` is set).
-
-    A second signal stops at once with KeyboardInterrupt (the last checkpoint stands). A signal
-    the process was told to ignore stays ignored (a sweep's workers ignore Ctrl-C and stop when
-    their parent sends SIGTERM). Handlers can only be set in the main thread; elsewhere signals
-    keep their usual effect.
-    """
-
-    def __init__(self):
-        self.signum, self.previous = None, {}
-
-    def _handle(self, signum, frame):
-        if self.signum is not None:
-            raise KeyboardInterrupt
-        self.signum = signum
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                if signal.getsignal(sig) not in (signal.SIG_IGN, None):
-                    self.previous[sig] = signal.signal(sig, self._handle)
-        return self
-
-    def __exit__(self, *exc):
-        for sig, handler in self.previous.items():
-            signal.signal(sig, handler)
-
 
 # ---------------------------------------------------------------------------------------------
 # Starting a run: a new one, or one saved in its folder
@@ -350,7 +299,7 @@ def train(config, backend, checkpoint=None, progress=True):
     a file cannot be written (the last checkpoint stands).
     """
     runs = [_Run(config, checkpoint)]
-    with _StopRequests() as stop:
+    with StopRequests() as stop:
         return _Loop(runs, _Alone(backend(config)), backend.name, progress, stop).run()[0]
 
 
@@ -390,14 +339,14 @@ def train_population(configs, backend, population, checkpoints=None, progress=Tr
     if len(set(outs)) < len(outs):
         raise ValueError("every run of a population needs its own out folder")
     runs = [_Run(c, ck) for c, ck in zip(configs, checkpoints)]
-    with _StopRequests() as stop:
+    with StopRequests() as stop:
         return _Loop(runs, _Stacked(population(configs)), backend.name, progress, stop).run()
 
 
 class _Loop:
     """Runs trained together: one stepper step moves them all, one iteration at a time.
 
-    runs: the _Run of each; stepper: _Alone or _Stacked; stop: the _StopRequests in force.
+    runs: the _Run of each; stepper: _Alone or _Stacked; stop: the StopRequests in force.
     ``run()`` trains from the runs' start to their last iteration and returns their summaries.
     """
 
