@@ -11,7 +11,7 @@ processes), median over repeats of a block of calls:
   recording (forward only);
 - the LSTM cell's elementwise part, gates z (16, 512) -> (h', c'), over 10 chained ponder steps
   forward and then backward: ``act_numpy.cells.lstm_forward`` + ``lstm_backward`` against
-  ``act_torch.act._lstm_cell`` + one ``torch.autograd.backward``;
+  ``act_torch.act.lstm_cell`` + one ``torch.autograd.backward``;
 - the whole LSTM ponder step, z = x W + s W_s and the cell, the same way, with the gradients
   of s and W_s (NumPy forms dW_s in one product over the 10 steps, as ``act_numpy.act`` does).
 
@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from act_numpy.cells import lstm_backward, lstm_forward
-from act_torch.act import _lstm_cell
+from act_torch.act import lstm_cell
 
 B, H = 16, 128
 
@@ -56,26 +56,26 @@ def cases(rng, K=10):
     ta_grad = ta.clone().requires_grad_()
 
     Z = rng.normal(size=(K, B, 4 * H)).astype(np.float32)      # K steps of gate pre-activations
-    h0, c0 = (np.zeros((B, H), np.float32) for _ in range(2))
-    dh = rng.normal(size=(B, H)).astype(np.float32)
+    s0, c0 = (np.zeros((B, H), np.float32) for _ in range(2))
+    ds = rng.normal(size=(B, H)).astype(np.float32)
     tZ = torch.from_numpy(Z).requires_grad_()
-    th0, tc0, tdh = map(torch.from_numpy, (h0, c0, dh))
+    ts0, tc0, tds = map(torch.from_numpy, (s0, c0, ds))
 
     def numpy_cells():
-        state, caches = (h0, c0), []
+        state, caches = (s0, c0), []
         for k in range(K):
             state, cache = lstm_forward(Z[k], state)
             caches.append(cache)
         dc = np.zeros_like(c0)
-        for cache in reversed(caches):               # every step's h' gets gradient dh
-            _, dc = lstm_backward((dh, dc), cache)
+        for cache in reversed(caches):               # every step's s' gets gradient ds
+            _, dc = lstm_backward((ds, dc), cache)
 
     def torch_cells():
-        state, hs = (th0, tc0), []
+        state, outs = (ts0, tc0), []
         for z in tZ.unbind(0):
-            h, state = _lstm_cell(z, state)
-            hs.append(h)
-        torch.autograd.backward(hs, [tdh] * K)
+            s, state = lstm_cell(z, state)
+            outs.append(s)
+        torch.autograd.backward(outs, [tds] * K)
 
     W = (rng.normal(size=(H, 4 * H)) / np.sqrt(H)).astype(np.float32)
     xW = Z[0]
@@ -83,25 +83,25 @@ def cases(rng, K=10):
     txW = torch.from_numpy(xW)
 
     def numpy_steps():
-        state, caches, S = (h0, c0), [], []
+        state, caches, S = (s0, c0), [], []
         for _ in range(K):
             S.append(state[0])
             state, cache = lstm_forward(xW + state[0] @ W, state)
             caches.append(cache)
-        dc, dh_next, dZ = np.zeros_like(c0), np.zeros_like(h0), []
+        dc, ds_next, dZ = np.zeros_like(c0), np.zeros_like(s0), []
         for cache in reversed(caches):
-            dz, dc = lstm_backward((dh + dh_next, dc), cache)
-            dh_next = dz @ W.T                       # back through s W_s to the previous h
+            dz, dc = lstm_backward((ds + ds_next, dc), cache)
+            ds_next = dz @ W.T                       # back through s W_s to the previous s
             dZ.append(dz)
         np.stack(S[::-1]).reshape(K * B, H).T @ np.concatenate(dZ)   # dW_s, one product
 
     def torch_steps():
-        W_s = tW.t().contiguous().t()                # the layout act_torch uses on the CPU
-        state, hs = (th0, tc0), []
+        W_s = tW.t().contiguous().t()                # the layout the engine uses on the CPU
+        state, outs = (ts0, tc0), []
         for _ in range(K):
-            h, state = _lstm_cell(torch.addmm(txW, state[0], W_s), state)
-            hs.append(h)
-        torch.autograd.backward(hs, [tdh] * K)
+            s, state = lstm_cell(torch.addmm(txW, state[0], W_s), state)
+            outs.append(s)
+        torch.autograd.backward(outs, [tds] * K)
 
     return [
         ("multiply (16, 128), forward", lambda: a * b, lambda: ta * tb, 1),

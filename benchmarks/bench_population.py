@@ -29,7 +29,7 @@ import torch
 from act_experiments import tasks, training
 from act_experiments.backends import NumpyBackend, TorchBackend
 from act_experiments.populations import NumpyPopulation
-from act_experiments.populations import TorchPopulation as Population as TorchPopulation
+from act_experiments.populations import TorchPopulation
 from bench_act import halting_bias_for
 
 SIZES = {  # the paper's sizes (section 3): parity 64 bits, tanh RNN 128, batch 128; logic LSTM 128, batch 16

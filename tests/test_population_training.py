@@ -154,7 +154,7 @@ def test_population_refusals(tmp_path):
 
 
 def test_the_shared_keys_are_the_populations_own():
-    from act_numpy import population as numpy_population
-    from act_torch import population as torch_population
-    assert training.SHARED_BY_POPULATION == numpy_population.SHARED + ("device",) + training.IN_STEP
-    assert torch_population.SHARED == numpy_population.SHARED + ("device",)
+    from act_engine import members, numpy_population, torch_population
+    assert numpy_population.SHARED == members.SHARED
+    assert training.SHARED_BY_POPULATION == members.SHARED + ("device",) + training.IN_STEP
+    assert torch_population.SHARED == members.SHARED + ("device",)

@@ -1,4 +1,4 @@
-"""What the book adds to Sphinx: the course map, nbval's skips, exercises a reader can try first,
+r"""What the book adds to Sphinx: the course map, nbval's skips, exercises a reader can try first,
 a collapsed setup cell, MathJax on every page, tagged cases, and one copy of each script.
 
 nbval's skips: a code cell marked `# NBVAL_SKIP` (or tagged nbval-skip) is one that `make test`
