@@ -8,7 +8,8 @@ The loop, options, logs and checkpoints are the same for both (``act_experiments
 how it builds the network from a config, takes one step and saves its state (the interface is
 in ``training``'s docstring). Both start from ``config.init_parameters``, so a seed gives the
 same initial weights in NumPy and PyTorch, and both save the same checkpoint layout
-(``adam_checkpoint``), so either can read the other's parameters.
+(``act_engine.members.pack_state``, as a population's members), so either can read the other's
+parameters.
 
 ``NumpyBackend``, the reference: ``act_numpy.model.ACTModel.loss`` (forward, hand-written
 backward) and ``act_numpy.optim.Adam``, in float64 by default.
@@ -22,6 +23,8 @@ step to about 1e-10):
   ``act_numpy.losses``: cross-entropy summed over the steps that have targets (and over heads),
   averaged over the batch, plus tau * sum_t rho_t over each sequence's steps, averaged over the
   batch (eq. 12);
+- the forward is the engine's ponder loop for one network (``act_engine.torch_act.act_forward``:
+  ``act_torch.act.act_forward``'s numbers, arranged for speed);
 - autograd gives the gradient (N(t) is a constant, paper section 2.2); ``torch.optim.Adam`` steps.
 
 ``--device auto`` (the default) trains on the CPU: one network of these sizes steps eagerly on a
@@ -34,11 +37,14 @@ one line before anything is written.
 import numpy as np
 import torch
 
-from .config import init_parameters, model_sizes
+from act_engine import torch_act
+from act_engine.members import pack_state, unpack_state
 from act_numpy.model import ACTModel
 from act_numpy.optim import Adam
 from act_torch.losses import act_loss, loss_inputs, statistics
 from act_torch.module import ACT
+
+from .config import init_parameters, model_sizes
 
 TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
@@ -71,35 +77,18 @@ class NumpyBackend:
 
     def state_dict(self):
         """Parameters and Adam state as a flat dict of arrays (what checkpoints store)."""
-        return adam_checkpoint(self.optimizer)
+        opt = self.optimizer
+        return pack_state(opt.params, opt.m, opt.v, opt.t)
 
     def load_state_dict(self, state):
-        load_adam_checkpoint(self.optimizer, state)
+        params, m, v, t = unpack_state(state, self.optimizer.params)
+        for k, p in self.optimizer.params.items():
+            p[...] = params[k]                 # in place: the model holds these same arrays
+        self.optimizer.load_state_dict({"t": t, "m": m, "v": v})
 
     def params_numpy(self):
         """The current parameters as float64 NumPy arrays (for comparing backends)."""
         return {k: v.astype(np.float64) for k, v in self.model.params.items()}
-
-
-def adam_checkpoint(optimizer):
-    """One network's parameters and Adam state as checkpoints store them: "param/<name>",
-    "adam_m/<name>", "adam_v/<name>" (copies) and "adam_t" (a 0-d array)."""
-    opt = optimizer.state_dict()
-    state = {"adam_t": np.array(opt["t"])}
-    for k, v in optimizer.params.items():
-        state[f"param/{k}"] = v.copy()
-        state[f"adam_m/{k}"], state[f"adam_v/{k}"] = opt["m"][k], opt["v"][k]
-    return state
-
-
-def load_adam_checkpoint(optimizer, state):
-    """Set the optimiser's parameters and Adam state from a dict in adam_checkpoint's layout."""
-    for k, v in optimizer.params.items():
-        v[...] = state[f"param/{k}"]           # in place: the model holds these same arrays
-    optimizer.load_state_dict({
-        "t": int(state["adam_t"]),
-        "m": {k: state[f"adam_m/{k}"] for k in optimizer.params},
-        "v": {k: state[f"adam_v/{k}"] for k in optimizer.params}})
 
 
 class TorchBackend:
@@ -153,7 +142,9 @@ class TorchBackend:
         """Loss (a 0-d tensor with gradient, eq. 12) and the statistics of the batch, as NumPy arrays."""
         as_t = dict(dtype=self.dtype, device=self.device)
         target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
-        y_hat, N, R = self.model(torch.as_tensor(x, **as_t))
+        # the engine's loop: act_torch.act.act_forward's numbers (tests/test_engine_torch.py), faster
+        y_hat, N, R = torch_act.act_forward(torch.as_tensor(x, **as_t), self.params, cell=self.model.cell,
+                                            epsilon=self.model.epsilon, max_ponder=self.model.max_ponder)
         loss, wrong, rho = act_loss(y_hat, N, R, target, live, steps, kind=self.loss_kind, heads=self.heads,
                                     tau=self.tau)
         return loss, statistics(wrong, rho, N)
@@ -178,33 +169,31 @@ class TorchBackend:
         return {"loss": loss.item(), **stats}
 
     def state_dict(self):
-        """Parameters and Adam state as a flat dict of NumPy arrays (the NumPy backend's layout)."""
-        state = {}
-        steps = set()
+        """Parameters and Adam state as a flat dict of NumPy arrays (act_engine.members' layout)."""
+        params, m, v, steps = {}, {}, {}, set()
         for k, p in self.params.items():
             s = self.optimizer.state.get(p, {})
-            state[f"param/{k}"] = p.detach().cpu().numpy().copy()
-            state[f"adam_m/{k}"] = s["exp_avg"].cpu().numpy().copy() if s else np.zeros(p.shape, state[f"param/{k}"].dtype)
-            state[f"adam_v/{k}"] = s["exp_avg_sq"].cpu().numpy().copy() if s else np.zeros(p.shape, state[f"param/{k}"].dtype)
+            params[k] = p.detach().cpu().numpy()
+            m[k] = s["exp_avg"].cpu().numpy() if s else np.zeros(p.shape, params[k].dtype)
+            v[k] = s["exp_avg_sq"].cpu().numpy() if s else np.zeros(p.shape, params[k].dtype)
             steps.add(int(s["step"]) if s else 0)
         assert len(steps) == 1, "every parameter should have taken the same number of Adam steps"
-        state["adam_t"] = np.array(steps.pop())
-        return state
+        return pack_state(params, m, v, steps.pop())
 
     def load_state_dict(self, state):
-        t = int(state["adam_t"])
+        params, m, v, t = unpack_state(state, self.params)
         as_t = dict(dtype=self.dtype, device=self.device)
         with torch.no_grad():
             for k, p in self.params.items():
-                p.copy_(torch.as_tensor(state[f"param/{k}"], **as_t))
+                p.copy_(torch.as_tensor(params[k], **as_t))
                 self.optimizer.state.pop(p, None)
                 if t > 0:
                     # torch's Adam keeps the step count as a float tensor on the CPU; it is read
                     # with .item(), so any float dtype holding the integer exactly gives the same step
                     self.optimizer.state[p] = {
                         "step": torch.tensor(float(t), dtype=torch.float32),
-                        "exp_avg": torch.as_tensor(state[f"adam_m/{k}"], **as_t).clone(),
-                        "exp_avg_sq": torch.as_tensor(state[f"adam_v/{k}"], **as_t).clone()}
+                        "exp_avg": torch.as_tensor(m[k], **as_t).clone(),
+                        "exp_avg_sq": torch.as_tensor(v[k], **as_t).clone()}
 
     def params_numpy(self):
         """The current parameters as float64 NumPy arrays (for comparing backends)."""

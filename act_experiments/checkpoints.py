@@ -158,11 +158,8 @@ def log_at_checkpoint(path, meta):
     path = Path(path)
     raw = path.read_bytes() if path.exists() else b""
     if "log_bytes" not in meta:
-        # a checkpoint from before the log's length was saved: keep the records up to its
-        # iteration (none at 0, where the loop logs its first evaluation again)
-        it = meta["iteration"]
-        records = [r for r in _parse_log(raw.splitlines(), path) if 0 < it and r["iteration"] <= it]
-        return "".join(json.dumps(r) + "\n" for r in records).encode()
+        raise Damaged(f"{path.parent / 'checkpoint.npz'} does not say how far the log had got: it was not "
+                      "written by this course's training loop")
     size = meta["log_bytes"]
     if len(raw) < size:
         raise Damaged(f"{path} is damaged: it holds {len(raw)} bytes, the checkpoint saw {size}")
