@@ -31,7 +31,8 @@ import numpy as np
 from . import tasks, text
 from .checkpoints import load_checkpoint
 from .config import EVAL_STREAM
-from .sweep_results import run_record, write_csv
+from .results import write_csv
+from .sweep_results import run_record
 
 PASSAGE_CHUNKS = 4          # the passage: this many consecutive chunks of seq_len bytes
 

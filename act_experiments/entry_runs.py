@@ -15,7 +15,6 @@ in; ``force`` starts over.
 """
 
 import csv
-import io
 import json
 import platform
 import shlex
@@ -24,8 +23,7 @@ import time
 from pathlib import Path
 
 from act_experiments.figures import print_written
-from act_experiments.results import number
-from act_experiments.checkpoints import atomic_write
+from act_experiments.results import append_rows, number, write_csv, write_json
 from act_experiments.cli import OneLineParser
 
 
@@ -87,12 +85,10 @@ def run_entries(name, meta, train, columns, out, *, entries_key, script, force=F
         meta[entries_key] = _merged(old.get(entries_key), meta[entries_key])
         previous_wall = old.get("wall_time_s") or 0.0
     else:
-        with atomic_write(csv_path) as f:
-            csv.writer(f, lineterminator="\n").writerow(columns)
+        write_csv(csv_path, [], columns)
     record = dict(meta, command=_command(script), machine=f"{platform.machine()}, CPython {platform.python_version()}",
                   wall_time_s=previous_wall)
-    with atomic_write(json_path) as f:
-        f.write(json.dumps(record, indent=2) + "\n")
+    write_json(json_path, record)
     start = time.time()
     wanted = meta[entries_key] if isinstance(meta[entries_key], list) else list(meta[entries_key])
     for seed in range(meta["seeds"]):
@@ -100,11 +96,10 @@ def run_entries(name, meta, train, columns, out, *, entries_key, script, force=F
             if (entry, seed) in done:
                 continue
             rows, line = train(entry, seed)
-            _append(csv_path, rows, columns)
+            append_rows(csv_path, rows, columns)
             log(f"{name}: {line}")
     record["wall_time_s"] = round(previous_wall + time.time() - start, 1)
-    with atomic_write(json_path) as f:
-        f.write(json.dumps(record, indent=2) + "\n")
+    write_json(json_path, record)
     return csv_path
 
 
@@ -113,17 +108,6 @@ def _command(script):
     if Path(sys.argv[0]).name != Path(script).name:
         return None
     return f"python {script} " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-
-
-def _append(csv_path, rows, columns):
-    """Add ``rows`` to the CSV in one step: the file holds all of them or none."""
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    for row in rows:
-        writer.writerow(["" if row.get(c) is None else row[c] for c in columns])
-    old = Path(csv_path).read_text()
-    with atomic_write(csv_path) as f:
-        f.write(old + text.getvalue())
 
 
 def main(argv, *, script, description, experiments, entries_of, entry_option, run, plot, out, figures_help):

@@ -25,7 +25,7 @@ from act_torch.act import act_forward
 from . import checkpoints, config, tasks, training
 from .backends import TorchBackend
 from .populations import TorchPopulation
-from .results import number, read_csv
+from .results import number, read_csv, write_csv, write_json
 
 
 def initial_params(D, H, O, seed, *, cell="rnn", halting_bias=0.0):
@@ -294,22 +294,12 @@ TABLES = ("runs", "curves", "counts", "attention")
 
 
 def write_comparison(tables, folder):
-    """Write the tables of ``run_comparison`` as <table>.csv and meta as comparison.json."""
-    import csv
-    import json
+    """Write the tables of ``run_comparison`` as <table>.csv and meta as comparison.json, each in one step."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for name in TABLES:
-        rows = tables[name]
-        fields = list(dict.fromkeys(k for row in rows for k in row))
-        with open(folder / f"{name}.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
-            writer.writeheader()
-            for row in rows:
-                writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
-    with open(folder / "comparison.json", "w") as f:
-        json.dump(tables["meta"], f, indent=2)
-        f.write("\n")
+        write_csv(folder / f"{name}.csv", tables[name], float_format=".6g")
+    write_json(folder / "comparison.json", tables["meta"])
 
 
 def read_comparison(folder):

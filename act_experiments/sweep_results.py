@@ -8,29 +8,14 @@
 The characters task writes its own files beside these (``act_experiments.characters``).
 """
 
-import csv
 import json
 import os
 import platform
 import sys
 from pathlib import Path
 
-from .checkpoints import atomic_write, read_log
-
-def write_csv(path, rows, columns):
-    """Write rows (dicts) as a CSV file with these columns, in one step (None as an empty cell)."""
-    with atomic_write(path) as f:
-        w = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in columns})
-
-
-def write_json(path, data):
-    """Write data as indented JSON in one step."""
-    with atomic_write(path) as f:
-        f.write(json.dumps(data, indent=2) + "\n")
-
+from .checkpoints import read_log
+from .results import write_csv
 
 def run_record(run_id, folder, metric):
     """One finished run as data: (row of runs.csv, rows of curves.csv, final evaluation).

@@ -72,7 +72,8 @@ from . import tasks
 from .checkpoints import WriteFailed
 from .cli import OneLineParser, build_parser, fail
 from .config import data_sha256, make_config
-from .sweep_results import collect, machine, write_json
+from .results import write_json
+from .sweep_results import collect, machine
 from .sweep_workers import backend_classes, finished, plan_shards, run_shards
 
 ROOT = Path(__file__).resolve().parent.parent

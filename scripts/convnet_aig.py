@@ -18,7 +18,6 @@ figures/convnet_aig_tradeoff.png (accuracy against computation) and figures/conv
 (digit x block heat maps, mean over the seeds) through act_experiments.figures.save_figure.
 """
 
-import csv
 import json
 import sys
 from pathlib import Path
@@ -31,8 +30,7 @@ from act_experiments import aig_runs
 from act_experiments.plots import convnet_aig as aig_plots
 from act_experiments import course
 from act_experiments.figures import print_written, save_figure
-from act_experiments.results import read_csv
-from act_experiments.checkpoints import atomic_write
+from act_experiments.results import read_csv, write_csv, write_json
 from act_experiments.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,14 +58,6 @@ def run_key(kind, target_rate, blocks, seed):
     return (kind, "" if kind == "static" else f"{float(target_rate):g}", str(int(blocks)), str(int(seed)))
 
 
-def write_csv(path, columns, rows):
-    with atomic_write(path) as f:
-        writer = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
-
-
 def sweep(out, seeds, rates, depths, settings):
     """Train whatever of the sweep is missing from out/runs.csv; returns (runs, usage) rows."""
     out.mkdir(parents=True, exist_ok=True)
@@ -78,8 +68,7 @@ def sweep(out, seeds, rates, depths, settings):
             raise SystemExit(f"convnet_aig.py: {meta} holds other settings ({json.loads(meta.read_text())['settings']}); "
                              f"use another --out")
     else:
-        with atomic_write(meta) as f:
-            f.write(json.dumps(config, indent=1) + "\n")
+        write_json(meta, config, indent=1)
     runs = read_csv(out / "runs.csv") if (out / "runs.csv").exists() else []
     usage = read_csv(out / "usage.csv") if (out / "usage.csv").exists() else []
     done = {run_key(r["kind"], r["target_rate"] or 0, r["blocks"], r["seed"]) for r in runs}
@@ -96,8 +85,8 @@ def sweep(out, seeds, rates, depths, settings):
             usage += [{"kind": kind, "target_rate": rate, "seed": seed, "digit": c,
                        **{f"block_{l + 1}": float(table[c, l]) for l in range(table.shape[1])}}
                       for c in range(table.shape[0])]
-        write_csv(out / "runs.csv", RUN_COLUMNS, runs)
-        write_csv(out / "usage.csv", USAGE_COLUMNS, usage)
+        write_csv(out / "runs.csv", runs, RUN_COLUMNS, float_format=".6g")
+        write_csv(out / "usage.csv", usage, USAGE_COLUMNS, float_format=".6g")
         what = f"t = {rate:g}" if kind != "static" else f"{blocks} blocks"
         print(f"[{i}/{len(todo)}] {kind:6s} {what:10s} seed {seed}: accuracy {row['accuracy']:.3f}, "
               f"computed {row['computed']:.3f} ({row['cpu_s']:.0f} s CPU)", flush=True)

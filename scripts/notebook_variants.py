@@ -21,7 +21,6 @@ the smallest and largest value measured, and the smallest margin.
 """
 
 import argparse
-import csv
 import json
 import os
 import subprocess
@@ -31,8 +30,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from act_experiments.results import read_csv
-from act_experiments.checkpoints import atomic_write
+from act_experiments.results import read_csv, write_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
@@ -130,10 +128,7 @@ def measure(notebooks, pairs, out, jobs):
         if code != 0 and all(r["holds"] for r in found):
             problems.append(f"{nb.stem} {v} seed {s}: {tail}")
     out.mkdir(parents=True, exist_ok=True)
-    with atomic_write(out / "checks.csv") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(out / "checks.csv", rows, COLUMNS)
     for p in problems:
         print("a cell other than a check failed:", p)
     return rows
