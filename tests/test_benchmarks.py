@@ -61,3 +61,12 @@ def test_bench_sweep_times_each_engine():
     rows = table_rows(text)
     assert [(r[1], r[2]) for r in rows] == [("pool", "torch"), ("population", "torch")]
     assert all(float(r[3]) > 0 and float(r[4]) > 0 for r in rows) and rows[0][5] == "1.00x"
+
+
+def test_bench_sweep_times_a_sweep_as_a_user_runs_it():
+    """--realistic: 7 taus x 2 seeds and the 2 no-ACT runs, the default halting bias and evaluations."""
+    text = run_script("benchmarks/bench_sweep.py", "--realistic", "--sizes", "parity", "--iterations", "2",
+                      "--setups", "population:numpy")
+    assert "16 networks x 2 iterations" in text and "ponder as training makes it" in text
+    rows = table_rows(text)
+    assert [(r[1], r[2]) for r in rows] == [("population", "numpy")] and float(rows[0][4]) > 0
