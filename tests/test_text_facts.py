@@ -401,3 +401,93 @@ def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
     ends = {(r["pitfall"], r["seed"]): r for r in pitfall_runs.final_evals(rows)}
     fewer = sum(ends["ponder sums h", s]["ponder"] < ends["correct", s]["ponder"] for s in range(meta["seeds"]))
     assert f"only {fewer} of the {meta['seeds']} seeds ponder less" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Notebooks 05-10: what the prose quotes of the committed sweeps and of the measured checks.
+# Live runs change with ACT_SEED, the thread count and the CPU, so their numbers are printed by
+# the cells, not quoted in the text; the text may quote the committed rows of the checks' table.
+
+def check_values(notebook, claim):
+    """Every measured value of one check in results/notebook_checks/checks.csv."""
+    values = [float(r["value"]) for r in rows_of("notebook_checks/checks.csv")
+              if r["notebook"] == notebook and r["claim"] == claim]
+    assert values, (notebook, claim)
+    return values
+
+
+def by_tau(sweep, column="sequence_error"):
+    """{tau, or None for the no-ACT runs: sorted values of `column` over the seeds}."""
+    out = {}
+    for r in runs(sweep):
+        out.setdefault(float(r["tau"]) if r["act"] == "1" else None, []).append(float(r[column]))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def ponder_per_difficulty(sweep):
+    """{run: {difficulty: mean ponder}} from a sweep's difficulty.csv."""
+    out = {}
+    for r in rows_of(f"{sweep}/difficulty.csv"):
+        out.setdefault(r["run"], {})[int(r["difficulty"])] = float(r["ponder"])
+    return out
+
+
+WORDS = {**dict(enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())), 24: "twenty-four"}
+
+
+def pct(x):
+    return f"{100 * x:.1f}%".replace(".0%", "%")
+
+
+def test_notebook_05_quotes_the_measured_checks():
+    text = markdown("05_")
+    final = check_values("05_parity", "held-out error after 1000 iterations (chance 0.5)")
+    assert f"the {WORDS[len(final)]} runs measured for `docs/notebook_checks.md` ended between {min(final):.3f} and {max(final):.3f}" in text
+    gap = check_values("05_parity", "no-ACT error minus ACT error")
+    assert f"in the {WORDS[len(gap)]} runs measured for `docs/notebook_checks.md` the baseline ended {min(gap):.2f} to {max(gap):.2f} above ACT" in text
+
+
+def test_notebook_05_quotes_the_16_bit_sweep():
+    text = markdown("05_")
+    errors = by_tau("parity16_seeds")
+    small = sorted(errors[3e-4] + errors[1e-3])
+    assert len(small) == 12 and len(errors[None]) == 6
+    below20, below5 = sum(e < 0.2 for e in small), sum(e < 0.05 for e in small)
+    words = {**WORDS, 9: "Nine"}
+    assert f"{words[below20]} of the {words[12]} networks with τ ≤ 0.001 end below 20% error and {words[below5]} below 5% (the best at {pct(small[0])})" in text
+    assert f"nine of twelve networks below 20% error" in text and below20 == 9
+    assert f"({errors[3e-3][0]:.2f}–{errors[3e-3][-1]:.2f})" in text
+    assert max(errors[None]) < 0.47 and min(errors[None]) > 0.44          # "none ... leaves chance"
+    assert f"(about {np.mean(errors[1e-2]):.2f})" in text
+    act = [e for k, v in errors.items() if k is not None for e in v]
+    assert len(act) == 24 and sum(e < 0.05 for e in act) == below5
+    assert f"{words[below5]} runs of {words[len(act)]}" in text
+    assert (f"({errors[3e-4][0]:.3f} to {errors[3e-4][-1]:.3f} at τ = 0.0003, "
+            f"{errors[1e-3][0]:.3f} to {errors[1e-3][-1]:.3f} at τ = 0.001)") in text
+
+
+def test_notebook_05_quotes_the_8_bit_sweeps():
+    text = markdown("05_")
+    long, short = by_tau("parity8_long"), by_tau("parity8")
+    mean = {k: np.mean(v) for k, v in long.items()}
+    assert f"{mean[None]:.2f}" == "0.38"
+    assert "leaves the baseline at about 0.38 while ACT with small τ gets to " \
+           f"{pct(min(mean[1e-4], mean[1e-3]))}–{pct(max(mean[1e-4], mean[1e-3]))}".replace("%–", "–") in text
+    upto = [t for t in long if t is not None and t <= 0.01]
+    low = [e for t in upto for e in long[t]]
+    lo, hi = min(mean[t] for t in upto), max(mean[t] for t in upto)
+    assert f"from about 0.38 to {pct(lo)[:-1]}–{pct(hi)} (eight of its nine networks below 5%)" in text
+    assert sum(e < 0.05 for e in low) == 8 and len(low) == 9
+    assert "its seeds at " + ", ".join(f"{100 * e:.0f}%" for e in long[0.1][:2]) + f" and {100 * long[0.1][2]:.0f}%" in text
+    at3000 = sorted(np.mean(short[t]) for t in (1e-4, 1e-3))
+    assert f"still at {at3000[0]:.2f}–{at3000[1]:.2f} for small τ" in text
+    ponder = ponder_per_difficulty("parity8")
+    tau3 = [ponder[f"tau0.001-seed{s}"] for s in range(3)]
+    assert round(np.mean([p[1] for p in tau3])) == 4 and round(np.mean([p[8] for p in tau3])) == 8
+    assert round(max(max(p.values()) for p in tau3)) == 17
+    assert "rose from about 4 to about 8, carried by one network that pondered up to 17 updates" in text
+    solved = [p for run, p in ponder_per_difficulty("parity8_long").items()
+              if not run.startswith("noact") and float(run[3:run.index("-")]) <= 0.01]
+    assert round(min(min(p.values()) for p in solved)) == 3 and round(max(max(p.values()) for p in solved)) == 6
+    assert max(p[8] - p[1] for p in solved) <= 0.6
+    assert "(3 to 6 updates; no network rises by more than 0.6 from one bit to eight)" in text
