@@ -491,3 +491,27 @@ def test_notebook_05_quotes_the_8_bit_sweeps():
     assert round(min(min(p.values()) for p in solved)) == 3 and round(max(max(p.values()) for p in solved)) == 6
     assert max(p[8] - p[1] for p in solved) <= 0.6
     assert "(3 to 6 updates; no network rises by more than 0.6 from one bit to eight)" in text
+
+
+def test_notebook_06_quotes_the_long_logic_sweep():
+    text = markdown("06_")
+    curve = {}
+    for r in curves("logic_long"):
+        curve.setdefault(r["run"], {})[int(r["iteration"])] = (float(r["sequence_error"]), float(r["mean_ponder"]))
+    act = [run for run in curve if run.startswith("tau") and float(run[3:run.index("-")]) <= 0.01]
+    assert act and all(curve[run][2000][0] <= 0.01 for run in act)
+    base = sorted(curve[run][2000][0] for run in curve if run.startswith("noact"))
+    assert f"1% error or less by iteration 1500–2000, while the baseline is still at {base[0]:.2f}–{base[-1]:.2f} there" in text
+    tau01 = [run for run in curve if run.startswith("tau0.01-")]
+    its = sorted(curve[tau01[0]])
+    mean_rho = [np.mean([curve[run][it][1] for run in tau01]) for it in its]
+    assert f"the mean ρ falls from {max(mean_rho):.1f} to {mean_rho[-1]:.1f} by iteration {its[-1]}" in text
+    ponder = ponder_per_difficulty("logic_long")
+    one, three = (np.mean([ponder[run][g] for run in tau01]) for g in (1, 3))
+    assert f"from about {one:.0f} updates for one gate to about {three:.1f} for three" in text
+    assert round(np.mean(by_tau("logic_long", "mean_ponder")[3e-3])) == 10 and "(ρ ≈ 10)" in text
+    final = by_tau("logic_long")[None]
+    assert f"given 6000 iterations ({final[0]:.3f} and {final[1]:.3f})" in text
+    wrong = [float(r["error"]) * int(r["count"]) for r in rows_of("logic_long/difficulty.csv")
+             if r["run"].startswith("noact") and int(r["difficulty"]) > 1]
+    assert max(wrong) <= 1 + 1e-9 and "with at most one 2- or 3-gate vector in about 300 wrong" in text
