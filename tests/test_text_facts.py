@@ -436,7 +436,7 @@ WORDS = {**dict(enumerate("zero one two three four five six seven eight nine ten
 
 
 def pct(x):
-    return f"{100 * x:.1f}%".replace(".0%", "%")
+    return f"{100 * x:.1f}%"
 
 
 def test_notebook_05_quotes_the_measured_checks():
@@ -515,3 +515,46 @@ def test_notebook_06_quotes_the_long_logic_sweep():
     wrong = [float(r["error"]) * int(r["count"]) for r in rows_of("logic_long/difficulty.csv")
              if r["run"].startswith("noact") and int(r["difficulty"]) > 1]
     assert max(wrong) <= 1 + 1e-9 and "with at most one 2- or 3-gate vector in about 300 wrong" in text
+
+
+def weighted_ponder(sweep, prefix):
+    """{digits: mean ponder over the runs whose name starts with prefix, each step counted once}."""
+    sums = {}
+    for r in rows_of(f"{sweep}/difficulty.csv"):
+        if r["run"].startswith(prefix):
+            c, s = sums.get(int(r["difficulty"]), (0, 0.0))
+            sums[int(r["difficulty"])] = (c + int(r["count"]), s + int(r["count"]) * float(r["ponder"]))
+    return {d: s / c for d, (c, s) in sums.items()}
+
+
+def test_notebook_07_quotes_the_addition_sweeps():
+    text = markdown("07_")
+    errors, ponder = by_tau("addition_long"), by_tau("addition_long", "mean_ponder")
+    assert (f"mean ρ about {np.mean(ponder[1e-3]):.1f}, {np.mean(ponder[1e-2]):.1f} and {np.mean(ponder[0.1]):.1f} "
+            "for τ = 0.001, 0.01 and 0.1") in text
+    early = weighted_ponder("addition_small", "tau0.1-")
+    assert f"about {early[1]:.1f} updates on 1-digit numbers and {early[2]:.1f} on 2-digit ones" in text
+    assert all(weighted_ponder("addition_small", f"tau{t:g}-")[2] > weighted_ponder("addition_small", f"tau{t:g}-")[1]
+               for t in (1e-3, 1e-2, 0.1))                      # "every τ already spent more updates on 2-digit"
+    rise = {t: weighted_ponder("addition_long", f"tau{t:g}-") for t in (1e-3, 1e-2, 0.1)}
+    rise = {t: p[2] - p[1] for t, p in rise.items()}
+    assert f"shrunk to about {rise[0.1]:.1f} updates at τ = 0.1 ({rise[1e-2]:.1f} to {rise[1e-3]:.1f} at smaller τ)" in text
+    act = sorted(e for t, v in errors.items() if t is not None for e in v)
+    assert f"({pct(act[0])} to {pct(act[-1])} sequence error, still falling)" in text
+    assert (f"τ = 0.1: {pct(errors[0.1][0])} and {pct(errors[0.1][1])}, against {pct(errors[None][0])} and "
+            f"{pct(errors[None][1])} for the one-update baseline") in text
+    assert f"(τ = 0.001: {pct(errors[1e-3][0])} and {pct(errors[1e-3][1])})" in text
+    assert f"ends at {100 * errors[0.1][0]:.0f}% error against {100 * errors[None][0]:.0f}%" in text
+    # 3 digits: the smaller tau ahead of the baseline by two to three standard errors, 0.1 by about five
+    e3 = by_tau("addition_3digit")
+    base = np.array(e3[None])
+    z = {}
+    for t in (1e-3, 1e-2, 0.1):
+        e = np.array(e3[t])
+        se = np.sqrt(e.var(ddof=1) / len(e) + base.var(ddof=1) / len(base))
+        z[t] = (base.mean() - e.mean()) / se
+    assert 2 <= min(z[1e-3], z[1e-2]) and max(z[1e-3], z[1e-2]) <= 3 and round(z[0.1]) == 5
+    assert "The smaller τ are ahead by two to three standard errors only" in text and "τ = 0.1 by about five" in text
+    assert abs(max(e3[1e-2]) - min(e3[None])) < 0.0025 and "one τ = 0.01 network ends level with the best baseline" in text
+    meta = json.loads((ROOT / "results" / "addition_3digit" / "sweep.json").read_text())
+    assert f"each final error comes from {meta['shared_options']['eval_size']} held-out sequences" in text
