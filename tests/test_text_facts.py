@@ -558,3 +558,21 @@ def test_notebook_07_quotes_the_addition_sweeps():
     assert abs(max(e3[1e-2]) - min(e3[None])) < 0.0025 and "one τ = 0.01 network ends level with the best baseline" in text
     meta = json.loads((ROOT / "results" / "addition_3digit" / "sweep.json").read_text())
     assert f"each final error comes from {meta['shared_options']['eval_size']} held-out sequences" in text
+
+
+def test_notebook_08_quotes_the_sort_sweeps():
+    text = markdown("08_")
+    early = {t: np.mean(v) for t, v in by_tau("sort_small").items()}
+    act = sorted(m for t, m in early.items() if t is not None)
+    assert f"the baseline was ahead ({early[None]:.2f} against {act[0]:.2f}–{act[-1]:.2f} for ACT)" in text
+    late = {t: np.mean(v) for t, v in by_tau("sort_long").items()}
+    assert min(late, key=late.get) is None and f"the baseline's mean is still the lowest ({late[None]:.3f})" in text
+    assert max(m - late[None] for m in late.values()) <= 0.014 and "every ACT mean is within 0.014 of it" in text
+    ponder = {t: np.mean(v) for t, v in by_tau("sort_long", "mean_ponder").items()}
+    assert (f"about {ponder[1e-4]:.1f} at $10^{{-4}}$ and $10^{{-3}}$, {ponder[1e-2]:.1f} at $10^{{-2}}$, "
+            "exactly one update at 0.1") in text and f"{ponder[1e-3]:.1f}" == f"{ponder[1e-4]:.1f}"
+    assert np.allclose(by_tau("sort_long", "mean_ponder")[0.1], 2.0, atol=0.005)
+    seeds = {t: np.mean(v) for t, v in by_tau("sort_seeds").items()}
+    assert f"at about {100 * min(seeds.values()):.0f}–{100 * max(seeds.values()):.0f}% error" in text
+    assert max(np.mean(v) for v in by_tau("sort_seeds", "mean_ponder").values()) <= 2.4
+    assert "mean ρ at most 2.4" in text
