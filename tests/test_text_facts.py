@@ -576,3 +576,26 @@ def test_notebook_08_quotes_the_sort_sweeps():
     assert f"at about {100 * min(seeds.values()):.0f}–{100 * max(seeds.values()):.0f}% error" in text
     assert max(np.mean(v) for v in by_tau("sort_seeds", "mean_ponder").values()) <= 2.4
     assert "mean ρ at most 2.4" in text
+
+
+def test_notebook_09_quotes_the_committed_characters_runs():
+    text = markdown("09_")
+    meta = json.loads((ROOT / "results" / "characters_small" / "sweep.json").read_text())
+    cap = meta["shared_options"]["max_ponder"]
+    small = sorted((int(r["iteration"]), float(r["mean_ponder"])) for r in curves("characters_small")
+                   if r["run"] == "tau0.006-seed0")
+    assert small[1][0] == 50 and all(p >= cap for it, p in small if it >= 50)
+    assert "the τ = 6e-3 network reached the cap of 20 updates per byte within 50 iterations and stayed there" in text
+    ponder = {}
+    for r in rows_of("characters_small/classes.csv"):
+        if r["ponder"]:
+            ponder.setdefault(r["run"], {})[r["class"]] = float(r["ponder"])
+    p03, p1 = ponder["tau0.03-seed0"], ponder["tau0.1-seed0"]
+    assert min(p03["comma"], p03["full stop"], p03["other punctuation"]) > p03["letter"]
+    assert "in the committed τ = 0.03 run, do commas and full stops" in text
+    assert min(p03, key=p03.get) == "space after a word" and p03["space after a word"] < 2.01
+    assert max(p1.values()) - min(p1.values()) < 0.01 and "at τ = 0.1 the differences all but vanish" in text
+    for r in runs("characters_small"):
+        if r["act"] == "1" and float(r["tau"]) in (0.03, 0.1):
+            assert float(r["ponder_first_step"]) > float(r["ponder_later_steps"]) + 0.5
+    assert "the most of all, at both τ = 0.03 and τ = 0.1" in text
