@@ -599,3 +599,8 @@ def test_notebook_09_quotes_the_committed_characters_runs():
         if r["act"] == "1" and float(r["tau"]) in (0.03, 0.1):
             assert float(r["ponder_first_step"]) > float(r["ponder_later_steps"]) + 0.5
     assert "the most of all, at both τ = 0.03 and τ = 0.1" in text
+
+
+def test_notebook_10_quotes_the_wide_16_bit_sweep():
+    base = by_tau("parity16_wide")[None]
+    assert f"(chance 0.5, no ACT {base[0]:.2f}–{base[-1]:.2f})" in markdown("10_")
