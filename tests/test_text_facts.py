@@ -604,3 +604,15 @@ def test_notebook_09_quotes_the_committed_characters_runs():
 def test_notebook_10_quotes_the_wide_16_bit_sweep():
     base = by_tau("parity16_wide")[None]
     assert f"(chance 0.5, no ACT {base[0]:.2f}–{base[-1]:.2f})" in markdown("10_")
+
+
+def test_notebook_05_failing_16_bit_networks_ran_to_the_cap():
+    text = markdown("05_")
+    meta = json.loads((ROOT / "results" / "parity16_seeds" / "sweep.json").read_text())
+    cap = meta["shared_options"]["max_ponder"]
+    small = [r for r in runs("parity16_seeds") if r["act"] == "1" and float(r["tau"]) <= 1e-3]
+    assert all((float(r["sequence_error"]) > 0.3) == (int(r["max_ponder"]) == cap) for r in small)
+    assert f"the ones whose ponder ran up to the cap $M = {cap}$ on some inputs" in text
+    left = min(int(r["iteration"]) for r in curves("parity16_seeds") if not r["run"].startswith("noact")
+               and float(r["sequence_error"]) < 0.4)
+    assert 8000 <= left <= 10000 and "the first networks leave it after about 10 000 iterations" in text
