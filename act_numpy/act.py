@@ -240,9 +240,9 @@ def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):
     Returns dzh (n_t, B), zero from each row's halting step N on.
     """
     # eq. (17): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
-    dp = (st.s * ds_mean).sum(axis=-1)                           # (n_t, B)
+    dp = np.einsum("nbh,bh->nb", st.s, ds_mean)                  # (n_t, B)
     if st.c is not None:
-        dp += (st.c * dc_mean).sum(axis=-1)
+        dp += np.einsum("nbh,bh->nb", st.c, dc_mean)
     # eqs (18)-(20), in halting.py's layout (B, n_t); R = p^N takes dponder too
     dh = halting_backward(dp.T, dponder_t, N_t).T
     return dh * st.h * (1.0 - st.h)                              # through the sigmoid of eq. (5)

@@ -135,9 +135,14 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
     x, P, (B, T, D, H, O) = prepare(x, params, cell, epsilon, max_ponder)
     lstm = cell == "lstm"
     # x~ W_x = x W_x[:D] + flag * W_x[D]: the input's part of eq. (3) is the same for every ponder
-    # step, so it is computed once for all t (with b_s); the flag row is added at n = 1 only
-    xW = x @ P["W_x"][:D] + P["b_s"]                              # (B, T, G)
+    # step, so it is computed once for all t (with b_s); the flag row is added at n = 1 only.
+    # unbind gives the T slices (B, G) at once: autograd then adds their gradients in one stack,
+    # where slicing xW[:, t] T times would build a zero tensor the size of xW for each slice
+    xW = (x @ P["W_x"][:D] + P["b_s"]).unbind(1)                  # T x (B, G)
     flag = P["W_x"][D]
+    # the same W_s, stored as its transpose is (same values): the backward multiplies every
+    # ponder step's gradient by W_s^T, several times faster on the CPU from contiguous memory
+    W_s = P["W_s"].t().contiguous().t()
     zeros = x.new_zeros(B, H)
     state = (zeros, zeros) if lstm else zeros                     # initial state: zeros
     means, mean_cells, Ns, Rs = [], [], [], []
@@ -146,8 +151,8 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
         cum = x.new_zeros(B)                                      # sum of the halting units so far
         prev = state                                              # s_{t-1} enters step n = 1
         for n in range(1, max_ponder + 1):
-            x_part = xW[:, t] + flag if n == 1 else xW[:, t]
-            s, prev = ponder_step(x_part, prev, P["W_s"], cell)
+            x_part = xW[t] + flag if n == 1 else xW[t]
+            s, prev = ponder_step(x_part, prev, W_s, cell)
             h = torch.sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]      # eq. (5)
             states.append(s)
             cells.append(prev[1] if lstm else None)
