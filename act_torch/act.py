@@ -147,29 +147,31 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
     state = (zeros, zeros) if lstm else zeros                     # initial state: zeros
     means, mean_cells, Ns, Rs = [], [], [], []
     for t in range(T):
-        states, cells, hs = [], [], []
+        states, cells, sums = [], [], []
         cum = x.new_zeros(B)                                      # sum of the halting units so far
         prev = state                                              # s_{t-1} enters step n = 1
         for n in range(1, max_ponder + 1):
             x_part = xW[t] + flag if n == 1 else xW[t]
             s, prev = ponder_step(x_part, prev, W_s, cell)
-            h = torch.sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]      # eq. (5)
             states.append(s)
             cells.append(prev[1] if lstm else None)
-            hs.append(h)
-            # eq. (7): a row halts once its sum reaches 1 - eps. The test only decides N(t),
-            # so it reads h without gradient; one host sync per ponder step
-            cum = cum + h.detach()
-            if bool((cum >= 1.0 - epsilon).all()):
+            # eq. (7): a row halts once its sum of h^n (eq. 5) reaches 1 - eps. The test only
+            # decides N(t), a constant for autograd, so it runs without gradient; one host sync
+            # per ponder step
+            with torch.no_grad():
+                cum = cum + torch.sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]
+            sums.append(cum)
+            if cum.min().item() >= 1.0 - epsilon:                # every row has halted
                 break
-        h = torch.stack(hs, dim=-1)                               # (B, n_t)
-        sums = torch.cumsum(h.detach(), dim=-1)
-        steps = torch.arange(1, h.shape[-1] + 1, device=x.device)
-        # N(t): the first n whose sum reaches 1 - eps, or the cap M (eqs 7, 13); no gradient
-        N = ((sums < 1.0 - epsilon) & (steps < max_ponder)).sum(dim=-1) + 1
+        S_n = torch.stack(states, dim=1)                          # (B, n_t, H): s^1 .. s^n_t
+        steps = torch.arange(1, S_n.shape[1] + 1, device=x.device)
+        # N(t): the first n whose sum reaches 1 - eps, or the cap M (eqs 7, 13)
+        N = ((torch.stack(sums, dim=-1) < 1.0 - epsilon) & (steps < max_ponder)).sum(dim=-1) + 1
+        # eq. (5) with gradient, for all the steps of t in one product (the same values as above)
+        h = torch.sigmoid(S_n @ P["W_h"][:, 0] + P["b_h"])        # (B, n_t)
         p, R = halting_distribution(h, N, steps)                  # eqs (6), (8)
         # eq. (9): the mean field s_t = sum_n p^n s^n carries on to t + 1 (for the LSTM, c too)
-        s_t = (p[..., None] * torch.stack(states, dim=1)).sum(dim=1)
+        s_t = (p[..., None] * S_n).sum(dim=1)
         if lstm:
             c_t = (p[..., None] * torch.stack(cells, dim=1)).sum(dim=1)
             mean_cells.append(c_t)
