@@ -70,3 +70,11 @@ def test_bench_sweep_times_a_sweep_as_a_user_runs_it():
     assert "16 networks x 2 iterations" in text and "ponder as training makes it" in text
     rows = table_rows(text)
     assert [(r[1], r[2]) for r in rows] == [("population", "numpy")] and float(rows[0][4]) > 0
+
+
+def test_bench_core_vs_engine_times_both_libraries():
+    rows = table_rows(run_script("benchmarks/bench_core_vs_engine.py", "--repeats", "1", "--calls", "1",
+                                 "--ponder", "3"))
+    assert [(r[0], r[2]) for r in rows] == [("parity (rnn)", "numpy"), ("parity (rnn)", "torch"),
+                                            ("logic (lstm)", "numpy"), ("logic (lstm)", "torch")]
+    assert all(float(r[3]) > 0 and float(r[4]) > 0 and float(r[5]) > 0 for r in rows)
