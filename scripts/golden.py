@@ -29,7 +29,7 @@ SHORT = ["--iterations", "50", "--eval-every", "25", "--workers", "1", "--force"
 # The sweeps whose runs a population trains can also run one by one in PyTorch (--engine pool): one
 # sweep per task checks that path too.
 POOL_TOO = ("parity8", "logic_small", "addition_small", "sort_small", "characters_small")
-TIME_COLUMNS = ("time_s", "train_time_s", "seconds", "wall_s")
+TIME_COLUMNS = ("time_s", "train_time_s", "seconds", "wall_s", "cpu_s")
 
 
 def sweep_command(name):
@@ -107,8 +107,8 @@ def _rows(path):
         return list(csv.DictReader(f))
 
 
-def _differ(a, b, rel):
-    """The relative difference of two cells if it exceeds rel (non-numbers must be equal)."""
+def _differ(a, b):
+    """The relative difference of two cells (inf where two non-numbers differ)."""
     if a == b:
         return 0.0
     try:
