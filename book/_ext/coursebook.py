@@ -208,8 +208,15 @@ def one_copy_of_each_script(app, pagename, templatename, context, doctree):
     context["script_files"] = scripts
 
 
+def no_download_button(app, config):
+    """The theme's "download this page" button would link to _sources/, which the book leaves out
+    (html_copy_source: false: the source notebooks carry the hidden tests), so it goes too."""
+    config.html_theme_options["use_download_button"] = False
+
+
 def setup(app):
     app.setup_extension("sphinx.ext.mathjax")
+    app.connect("config-inited", no_download_button)
     app.add_directive("course-map", CourseMap)
     app.connect("source-read", prepare_notebook)
     app.connect("doctree-read", keep_tagged_cases)
