@@ -100,7 +100,7 @@ def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
     """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
 
     xW_t (..., B, G): x_t W_in + b_s; w_flag (..., G): the flag's row of W_x; state: s_{t-1},
-    (..., B, H) or for the LSTM the pair (h, c). Steps run while any row is still running.
+    (..., B, H) or for the LSTM the pair (s, c). Steps run while any row is still running.
     Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps, N (..., B) and R (..., B).
     """
     lstm = cell == "lstm"

@@ -9,8 +9,8 @@ At every input step t the network takes ponder steps n = 1, 2, ... (eq. 3), each
 x_t with one extra unit appended: the flag, 1 on the first ponder step and 0 after (x_t + delta_{n,1}).
 Each step produces a state s^n and a halting unit h^n (eq. 5); the halting bookkeeping in
 ``halting.py`` turns the h^n into weights p^n (eqs 6-8, 13), and the state carried on to t + 1 and
-read by the output is the mean field s_t = sum_n p^n s^n (eq. 9). For the LSTM both h and c are
-mean-fielded; the halting unit and the output read h.
+read by the output is the mean field s_t = sum_n p^n s^n (eq. 9). For the LSTM both s and c are
+mean-fielded; the halting unit and the output read s.
 
 The whole batch is processed together: rows halt at different ponder steps, so every step runs
 for all rows and rows that have already halted get weight p = 0 (a mask, not a Python loop over
@@ -121,7 +121,7 @@ def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
     """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
 
     xW_t (B, G): x_t W_in + b_s; w_flag (G,): the flag's row of W_x; state: s_{t-1}, (B, H) or
-    for the LSTM the pair (h, c). Steps run while any row is still running.
+    for the LSTM the pair (s, c). Steps run while any row is still running.
     Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps, N (B,) and R (B,).
     """
     lstm = cell == "lstm"
