@@ -104,6 +104,16 @@ class PopulationGraphStep:
                 self.grads[name].copy_(g)
         return loss.detach(), wrong, rho.detach(), N
 
+    def _exact_step(self):
+        """The step without a budget, eagerly; its gradients go into self.grads.
+
+        A method of its own, so that its autograd graph is freed when it returns. Kept alive
+        until the next recording, that graph would keep the parameters' gradient accumulators
+        tied to the default stream, and recording on the side stream would then fail
+        (cudaErrorStreamCaptureImplicit)."""
+        y_hat, N, R = self.pop.forward(self.x)
+        return self._loss_and_gradients(y_hat, N, R)
+
     def _forward_backward(self, ponder_steps):
         """Graph 1: the fixed-budget forward, the loss and the gradients; complete last."""
         y_hat, N, R, complete = self.pop.forward(self.x, ponder_steps)
@@ -134,8 +144,7 @@ class PopulationGraphStep:
         self._load(x, y, mask)
         outputs = self.forward_graph.replay()
         if outputs is None:                                # no graph yet, or the budget was too small
-            y_hat, N, R = self.pop.forward(self.x)         # the exact step
-            loss, wrong, rho, N = self._loss_and_gradients(y_hat, N, R)
+            loss, wrong, rho, N = self._exact_step()
         else:
             loss, wrong, rho, N, _ = outputs
         self._adam()

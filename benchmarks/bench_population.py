@@ -88,8 +88,8 @@ def measure(size, K, ponder, seconds, dtype, backend, population):
 
 def wall_rate(step, seconds):
     """Calls of step() per second of wall-clock time, the GPU synchronised after each call, after
-    three warm-up calls (a graphed population captures its graphs in its first steps)."""
-    for _ in range(3):
+    six warm-up calls (a graphed population records its graphs after three eager steps)."""
+    for _ in range(6):
         step()
     torch.cuda.synchronize()
     start, calls = time.perf_counter(), 0
