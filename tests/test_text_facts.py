@@ -447,23 +447,124 @@ def test_notebook_05_quotes_the_measured_checks():
     assert f"in the {WORDS[len(gap)]} runs measured for `docs/notebook_checks.md` the baseline ended {min(gap):.2f} to {max(gap):.2f} above ACT" in text
 
 
-def test_notebook_05_quotes_the_16_bit_sweep():
+def test_notebook_05_describes_the_sweep_it_shows():
+    # section 5 shows plot_parity.largest_sweep(); the text must name that sweep and its settings
+    from act_experiments import config
+    from act_experiments.plots import parity as plot_parity
+    shown = plot_parity.largest_sweep()
+    assert shown == "parity16_gpu"
     text = markdown("05_")
+    assert f"today `results/{shown}/`." in text
+    meta = json.loads((ROOT / "results" / shown / "sweep.json").read_text())
+    opts = meta["shared_options"]
+    cap = opts.get("max_ponder", config.TASK_DEFAULTS["parity"]["max_ponder"])
+    assert (opts["bits"], opts["hidden"], opts["batch_size"], opts["lr"], opts["iterations"], opts["dtype"]) == \
+        (16, 128, 128, 3e-3, 20000, "float32")
+    assert "It trains 16-bit parity with the paper's network, a tanh RNN of 128 units with batch 128, " \
+           "at a learning rate of $3\\cdot 10^{-3}$ for 20 000 iterations" in text
+    assert meta["taus"] == [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3] and meta["seeds"] == 4 and meta["baseline"]
+    assert meta["runs"] == len(runs(shown)) == 36 and len(by_tau(shown)[None]) == 4 and cap == 100
+    assert ("eight τ from $10^{-4}$ to 0.3 ($10^{-4}$, $3\\cdot 10^{-4}$, $10^{-3}$, …, 0.3) with four seeds each, "
+            "and four networks without ACT, 36 in all, with the paper's cap $M = 100$") in text
+    assert (meta["engine"], meta["backend"], meta["device"]) == ("population", "torch", "cuda")
+    assert "NVIDIA H100" in meta["machine"] and round(meta["wall_time_s"]) == 262
+    assert "trained as populations by the PyTorch engine, in float32 with CUDA graphs, on one NVIDIA H100 GPU in 262 s" in text
+
+
+def test_notebook_05_quotes_the_gpu_sweep():
+    text = markdown("05_")
+    errors, ponder = by_tau("parity16_gpu"), by_tau("parity16_gpu", "mean_ponder")
+    mean = {k: np.mean(v) for k, v in errors.items()}
+    assert (f"the mean errors are {mean[1e-4]:.3f}, {mean[3e-4]:.3f} and {mean[1e-3]:.3f} at τ = 0.0001, 0.0003 and 0.001, "
+            f"against {mean[None]:.2f} without ACT") in text
+    small = sorted(errors[1e-4] + errors[3e-4] + errors[1e-3])
+    below20, below5 = sum(e < 0.2 for e in small), sum(e < 0.05 for e in small)
+    assert (f"{WORDS[below20]} of these {WORDS[len(small)]} networks end below 20% error, {WORDS[below5]} below 5% "
+            f"(the best at {pct(small[0])})") in text
+    assert "nine of twelve networks below 20% error" in text and (below20, len(small)) == (9, 12)
+    assert f"only started to learn ({errors[3e-3][0]:.3f}–{errors[3e-3][-1]:.3f})" in text
+    assert f"their mean is still {mean[None] - mean[3e-3]:.2f} below the baseline's" in text
+    high = [t for t in errors if t is not None and t >= 1e-2]
+    held = [p for t in high for p in ponder[t]]
+    stuck = sorted(e for t in high for e in errors[t])
+    assert len(stuck) == 16 and "those sixteen networks" in text
+    assert f"(mean ρ {min(held):.2f} to {max(held):.2f})" in text
+    assert (f"near chance ({stuck[0]:.3f}–{stuck[-1]:.3f}, against {errors[None][0]:.3f}–{errors[None][-1]:.3f} "
+            "without ACT)") in text
+    assert all(mean[t] > mean[None] - 0.01 for t in high)             # "end where the baseline does"
+    at1000 = [float(r["mean_ponder"]) for r in curves("parity16_gpu") if r["run"].startswith("tau")
+              and float(r["run"][3:r["run"].index("-")]) >= 1e-2 and int(r["iteration"]) == 1000]
+    err1000 = [float(r["sequence_error"]) for r in curves("parity16_gpu") if r["run"].startswith("tau")
+               and float(r["run"][3:r["run"].index("-")]) >= 1e-2 and int(r["iteration"]) == 1000]
+    assert len(at1000) == 16 and min(err1000) > 0.45
+    assert f"by iteration 1000 they already ponder at most {max(at1000):.2f} on average" in text
+    # beside the paper: no tau <= 0.03 has a mean below 5%, four runs of twenty-four do
+    paper = [e for t, v in errors.items() if t is not None and t <= 0.03 for e in v]
+    assert min(mean[t] for t in errors if t is not None) > 0.05 and "no τ has a mean below 5%" in text
+    assert f"only {WORDS[sum(e < 0.05 for e in paper)]} runs of {WORDS[len(paper)]} do" in text
+    assert f"The baseline's {mean[None]:.2f} is a little closer to chance than the paper's 40%" in text
+    assert (f"({errors[1e-4][0]:.3f} to {errors[1e-4][-1]:.3f} at τ = 0.0001, {errors[3e-4][0]:.3f} to "
+            f"{errors[3e-4][-1]:.3f} at τ = 0.0003, {errors[1e-3][0]:.3f} to {errors[1e-3][-1]:.3f} at τ = 0.001)") in text
+    assert min(mean, key=mean.get) == 1e-4
+    second = min(m for t, m in mean.items() if t != 1e-4)
+    assert f"τ = 0.0001 has the lowest mean by only {second - mean[1e-4]:.3f}" in text
+
+
+def test_notebook_05_gpu_sweep_failures_ponder_most():
+    text = markdown("05_")
+    table = runs("parity16_gpu")
+    small = [r for r in table if r["act"] == "1" and float(r["tau"]) <= 3e-4]
+    failed = sorted((r for r in small if float(r["sequence_error"]) > 0.2), key=lambda r: float(r["mean_ponder"]))
+    solved = [float(r["mean_ponder"]) for r in small if float(r["sequence_error"]) <= 0.2]
+    assert len(failed) == 3 and len(solved) == 5
+    top3 = sorted((float(r["mean_ponder"]) for r in table), reverse=True)[:3]
+    assert sorted(top3) == [float(r["mean_ponder"]) for r in failed]           # "the three that ponder most of all 36"
+    assert (f"(mean ρ {float(failed[0]['mean_ponder']):.1f}, {float(failed[1]['mean_ponder']):.1f} and "
+            f"{float(failed[2]['mean_ponder']):.1f}, against {min(solved):.1f} to {max(solved):.1f} for the other five)") in text
+    most = sorted(int(r["max_ponder"]) for r in failed)
+    assert f"with up to {most[0]} to {most[-1]} updates on some inputs" in text
+    assert max(int(r["max_ponder"]) for r in table) < 100 and "None of them reaches the cap $M = 100$" in text
+    ponder = ponder_per_difficulty("parity16_gpu")
+    best = sorted(table, key=lambda r: float(r["sequence_error"]))[:3]
+    assert all(float(r["sequence_error"]) < 0.02 for r in best)
+    values = [p for r in best for p in ponder[r["run"]].values()]
+    assert f"the three best networks (below 2% error) ponder {min(values):.1f} to {max(values):.1f} updates on every number of bits" in text
+    assert all(ponder[r["run"]][16] > ponder[r["run"]][1] + 1 for r in failed)      # "ponder more as the bits grow"
+    steep = max(failed, key=lambda r: ponder[r["run"]][16] - ponder[r["run"]][1])["run"]
+    assert f"(one from {ponder[steep][1]:.1f} updates on one bit to {ponder[steep][16]:.1f} on sixteen)" in text
+    mid = [run for run in ponder if run.startswith(("tau0.001-", "tau0.003-"))]
+    fewer = sum(ponder[run][16] < ponder[run][1] for run in mid)
+    assert f"at τ = 0.001 and 0.003 {WORDS[fewer]} of the {WORDS[len(mid)]} networks ponder less on sixteen bits than on one" in text
+    # the learning curves: the first network below 0.4 error, and still falling at the end
+    curve = {}
+    for r in curves("parity16_gpu"):
+        curve.setdefault(r["run"], {})[int(r["iteration"])] = float(r["sequence_error"])
+    left = min(it for run, c in curve.items() if run.startswith("tau") for it, e in c.items() if e < 0.4)
+    assert f"the first network leaves it (error below 0.4) at iteration {left}" in text
+    for t in ("0.0001", "0.0003", "0.001"):
+        seeds = [c for run, c in curve.items() if run.startswith(f"tau{t}-")]
+        assert np.mean([c[20000] for c in seeds]) < np.mean([c[15000] for c in seeds]) - 0.05
+    assert "are still falling over the last 5000 iterations" in text
+
+
+def test_notebook_05_quotes_the_earlier_cpu_sweep():
+    text = markdown("05_")
+    meta = json.loads((ROOT / "results" / "parity16_seeds" / "sweep.json").read_text())
+    assert meta["shared_options"]["max_ponder"] == 20 and meta["seeds"] == 6 and meta["backend"] == "numpy"
+    assert meta["taus"] == [3e-4, 1e-3, 3e-3, 1e-2] and meta["runs"] == 30 and round(meta["wall_time_s"]) == 1920
+    assert "2 CPUs" in meta["machine"]
+    assert ("`results/parity16_seeds/` has the same task and settings with a cap of $M = 20$: six seeds at each of four τ "
+            "(0.0003, 0.001, 0.003 and 0.01) and six without ACT, 30 networks trained as populations by the NumPy backend "
+            "on 2 CPU cores in 1920 s") in text
     errors = by_tau("parity16_seeds")
     small = sorted(errors[3e-4] + errors[1e-3])
     assert len(small) == 12 and len(errors[None]) == 6
     below20, below5 = sum(e < 0.2 for e in small), sum(e < 0.05 for e in small)
-    words = {**WORDS, 9: "Nine"}
-    assert f"{words[below20]} of the {words[12]} networks with τ ≤ 0.001 end below 20% error and {words[below5]} below 5% (the best at {pct(small[0])})" in text
-    assert f"nine of twelve networks below 20% error" in text and below20 == 9
+    assert (f"Of its {WORDS[12]} networks with τ ≤ 0.001, {WORDS[below20]} end below 20% error and {WORDS[below5]} "
+            f"below 5% (the best at {pct(small[0])})") in text
     assert f"({errors[3e-3][0]:.2f}–{errors[3e-3][-1]:.2f})" in text
     assert max(errors[None]) < 0.47 and min(errors[None]) > 0.44          # "none ... leaves chance"
     assert f"(about {np.mean(errors[1e-2]):.2f})" in text
-    act = [e for k, v in errors.items() if k is not None for e in v]
-    assert len(act) == 24 and sum(e < 0.05 for e in act) == below5
-    assert f"{words[below5]} runs of {words[len(act)]}" in text
-    assert (f"({errors[3e-4][0]:.3f} to {errors[3e-4][-1]:.3f} at τ = 0.0003, "
-            f"{errors[1e-3][0]:.3f} to {errors[1e-3][-1]:.3f} at τ = 0.001)") in text
 
 
 def test_notebook_05_quotes_the_8_bit_sweeps():
@@ -612,7 +713,39 @@ def test_notebook_05_failing_16_bit_networks_ran_to_the_cap():
     cap = meta["shared_options"]["max_ponder"]
     small = [r for r in runs("parity16_seeds") if r["act"] == "1" and float(r["tau"]) <= 1e-3]
     assert all((float(r["sequence_error"]) > 0.3) == (int(r["max_ponder"]) == cap) for r in small)
-    assert f"the ones whose ponder ran up to the cap $M = {cap}$ on some inputs" in text
-    left = min(int(r["iteration"]) for r in curves("parity16_seeds") if not r["run"].startswith("noact")
-               and float(r["sequence_error"]) < 0.4)
-    assert 8000 <= left <= 10000 and "the first networks leave it after about 10 000 iterations" in text
+    assert f"Its networks that fail at small τ are the ones whose ponder ran up to the cap $M = {cap}$ on some inputs" in text
+    # the summary: the earlier sweep "shows the same", its failures included: they ponder most of all its runs
+    failed = sorted(float(r["mean_ponder"]) for r in small if float(r["sequence_error"]) > 0.3)
+    assert len(failed) == 3 and sorted(float(r["mean_ponder"]) for r in runs("parity16_seeds"))[-3:] == failed
+    assert ("the networks that fail at small τ are those that ponder most. The earlier CPU sweep with six seeds and "
+            "$M = 20$ (`results/parity16_seeds`) shows the same.") in text
+
+
+def test_readme_quotes_the_gpu_parity_sweep():
+    row = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if "(`results/parity16_gpu`)" in line]
+    assert len(row) == 1
+    row = row[0]
+    meta = json.loads((ROOT / "results" / "parity16_gpu" / "sweep.json").read_text())
+    opts = meta["shared_options"]
+    assert (opts["bits"], opts["hidden"], opts["lr"], opts["iterations"], meta["seeds"], len(meta["taus"])) == \
+        (16, 128, 3e-3, 20000, 4, 8) and "max_ponder" not in opts      # the default cap, M = 100
+    assert "NVIDIA H100" in meta["machine"] and round(meta["wall_time_s"]) == 262
+    assert ("| parity, 16 bits, H = 128, lr 3e-3, 20 000 it., M = 100, 4 seeds × 8 τ (1e-4 to 0.3), "
+            "on one H100 GPU in 262 s (`results/parity16_gpu`) |") in row
+    errors = by_tau("parity16_gpu")
+    mean = {k: np.mean(v) for k, v in errors.items()}
+    assert max(errors[None]) < 0.47 and f"no ACT {100 * mean[None]:.0f}% (all four at chance)" in row
+    high = {f"{100 * m:.0f}" for t, m in mean.items() if t is not None and t >= 1e-2}
+    assert high == {"47"} and "τ ≥ 1e-2 47% (held to one update)" in row
+    assert (f"τ = 3e-3 {100 * mean[3e-3]:.0f}%; τ = 1e-3 {100 * mean[1e-3]:.0f}%; τ = 3e-4 {100 * mean[3e-4]:.0f}%; "
+            f"τ = 1e-4 {100 * mean[1e-4]:.1f}%") in row
+    small = sorted(errors[1e-4] + errors[3e-4] + errors[1e-3])
+    assert (f"{sum(e < 0.2 for e in small)} of the {len(small)} networks with τ ≤ 1e-3 below 20% and "
+            f"{sum(e < 0.05 for e in small)} below 5% (best {pct(small[0])})") in row
+    failed = [int(r["max_ponder"]) for r in runs("parity16_gpu")
+              if r["act"] == "1" and float(r["tau"]) <= 1e-3 and float(r["sequence_error"]) > 0.2]
+    assert max(failed) < 100 and f"(up to {min(failed)}–{max(failed)} updates, below the cap)" in row
+    from act_experiments.plots import parity as plot_parity
+    from act_experiments.results import load_sweep
+    rise = [c for c in plot_parity.paper_comparison(load_sweep("parity16_gpu")) if c["claim"].startswith("ponder vs bits")]
+    assert len(rise) == 1 and not rise[0]["agrees"] and "ponder does not grow with the bits" in row
