@@ -66,11 +66,12 @@ def _all_rows(arrays):
 # ---------------------------------------------------------------------------------------------
 
 
-def forward_pass(x, P, cell, epsilon, max_ponder):
+def forward_pass(x, P, cell, epsilon, max_ponder, keep=True):
     """act_forward on checked arrays, which may carry leading axes (K networks stacked).
 
     x (..., B, T, D); P: the seven parameters, each (..., *its shape in params.py); epsilon and
     max_ponder: numbers, or arrays that broadcast against the rows (..., B), e.g. (K, 1).
+    keep=False keeps nothing for a backward pass (an evaluation), and the cache is None.
     Returns y (..., B, T, O), N (..., B, T), R (..., B, T) and the cache, as act_forward.
     """
     *lead, B, T, D = x.shape
@@ -86,22 +87,24 @@ def forward_pass(x, P, cell, epsilon, max_ponder):
     R = np.zeros((*lead, B, T), dtype=x.dtype)
     steps = []
     for t in range(T):
-        state, st, N[..., t], R[..., t] = ponder(xW[..., t, :], w_flag, state, P, cell, epsilon, max_ponder)
+        state, st, N[..., t], R[..., t] = ponder(xW[..., t, :], w_flag, state, P, cell, epsilon, max_ponder,
+                                                 keep)
         S[..., t, :] = state if cell == "rnn" else state[0]
         steps.append(st)
 
     # eq. (9): y_t = sum_n p^n y^n, which is W_y s_t + b_y by linearity
     y = (_rows(S) @ P["W_y"] + P["b_y"][..., None, :]).reshape(*lead, B, T, -1)
-    cache = {"x": x, "P": P, "cell": cell, "S": S, "N": N, "steps": steps}
+    cache = {"x": x, "P": P, "cell": cell, "S": S, "N": N, "steps": steps} if keep else None
     return y, N, R, cache
 
 
-def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
+def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, keep=True):
     """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
 
     xW_t (..., B, G): x_t W_in + b_s; w_flag (..., G): the flag's row of W_x; state: s_{t-1},
     (..., B, H) or for the LSTM the pair (s, c). Steps run while any row is still running.
-    Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps, N (..., B) and R (..., B).
+    Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps (None unless ``keep``), N (..., B)
+    and R (..., B).
     """
     lstm = cell == "lstm"
     cell_forward = lstm_forward if lstm else rnn_forward
@@ -129,8 +132,11 @@ def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
             mean_c += p[..., None] * new[1]
         N[halt] = n
         R[halt] = p[halt]                                        # eq. (8): R(t) = p^N
-        taken.append((s_prev, s_new, new[1] if lstm else None, h, p, cell_cache))
+        if keep:
+            taken.append((s_prev, s_new, new[1] if lstm else None, h, p, cell_cache))
         prev = new
+    if not keep:
+        return ((mean_s, mean_c) if lstm else mean_s), None, N, R
     s_in, s, c, h, p, caches = zip(*taken)
     st = PonderSteps(s_in=np.stack(s_in, axis=-3), s=np.stack(s, axis=-3),
                      c=np.stack(c, axis=-3) if lstm else None, h=np.stack(h, axis=-2),

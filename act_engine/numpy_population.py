@@ -76,7 +76,7 @@ class Population:
                              f"got x {x.shape}, mask {mask.shape}")
         for name, p in self.params.items():
             real_array(f"params[{name!r}]", p)      # NaN or inf: the loop reports divergence
-        y_hat, N, R, cache = forward_pass(x, self.params, self.cell, self.epsilon, self.max_ponder)
+        y_hat, N, R, cache = forward_pass(x, self.params, self.cell, self.epsilon, self.max_ponder, keep=backward)
         total, dy, dponder, stats = objective(y_hat, N, R, y, mask, loss=self.loss_kind,
                                               heads=self.heads, tau=self.tau)
         grads = backward_pass(dy, dponder, cache) if backward else None

@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from . import tasks, text
+from act_engine.members import check_members
 from act_numpy.checks import check_float, check_int
 from act_numpy.params import init_params
 
@@ -170,6 +171,15 @@ def init_parameters(config):
     rng = np.random.default_rng([config["seed"], PARAM_STREAM])
     return init_params(config["cell"], D, config["hidden"], O, rng, halting_bias=config["halting_bias"])
 
+
+
+def population_arguments(configs, shared):
+    """What the engine's populations take from K training configs: the configs (checked to agree
+    on ``shared``), each member's initial parameters (as its run alone starts), and the read-out's
+    loss and heads as keyword arguments."""
+    configs = check_members(configs, shared)
+    _, _, loss, heads = model_sizes(configs[0])
+    return configs, [init_parameters(c) for c in configs], dict(loss=loss, heads=heads)
 
 def data_sha256(config):
     """sha256 of the text a text task reads (its content, not its file name); None for other tasks."""

@@ -109,6 +109,8 @@ def parse_args(argv=None, script="sweep.py", task=None):
     ap.add_argument("--taus", required=True, help="comma-separated time penalties, e.g. 1e-4,1e-3")
     ap.add_argument("--seeds", type=int, default=1 if task == "characters" else 3,
                     help="networks per tau (seeds 0..seeds-1)")
+    ap.add_argument("--first-seed", type=int, default=0, metavar="S",
+                    help="seeds S..S+seeds-1 instead: fresh seeds for a sweep that tests what others chose")
     ap.add_argument("--no-baseline", action="store_true", help="skip the no-ACT runs")
     ap.add_argument("--engine", choices=ENGINES, default="population",
                     help="population: runs stacked into populations (default); pool: one process per run")
@@ -133,6 +135,8 @@ def parse_args(argv=None, script="sweep.py", task=None):
         ap.error(f"--taus: {e}")
     if not args.taus or args.seeds < 1 or (args.workers is not None and args.workers < 1):
         ap.error("need at least one tau, one seed and one worker")
+    if args.first_seed < 0:
+        ap.error(f"--first-seed must be at least 0, got {args.first_seed}")
     ids = [f"tau{t:g}" for t in args.taus]
     if len(set(ids)) < len(ids):
         ap.error(f"--taus: two values name the same runs ({', '.join(ids)}); give each tau once")
@@ -193,7 +197,7 @@ def jobs_for(args, shared):
     jobs = []
     variants = [(tau, False) for tau in args.taus] + ([] if args.no_baseline else [(None, True)])
     for tau, no_act in variants:
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             run_id = f"noact-seed{seed}" if no_act else f"tau{tau:g}-seed{seed}"
             options = dict(shared, task=args.task, seed=seed, out=str(run_folder(args.name) / run_id))
             if args.backend == "torch":
@@ -233,6 +237,8 @@ def sweep_config(args, jobs, configs):
     runs = {run_id: {k: v for k, v in c.items() if k not in SCHEDULING} for (run_id, _), c in zip(jobs, configs)}
     config = {"task": args.task, "taus": args.taus, "seeds": args.seeds, "baseline": not args.no_baseline,
               "backend": args.backend, "data_sha256": data_sha256(configs[0]), "runs": runs}
+    if args.first_seed:
+        config["first_seed"] = args.first_seed
     return json.loads(json.dumps(config))     # as it reads back from the file
 
 
@@ -372,6 +378,8 @@ def _sweep(argv, script, task):
                 "shared_options": shared, "runs": len(runs), "workers": args.workers,
                 "train_wall_time_s": round(train_wall, 1), "wall_time_s": round(train_wall + analysis, 1),
                 "machine": machine()}
+        if args.first_seed:
+            meta["first_seed"] = args.first_seed
         if args.task == "characters":
             from . import characters
             meta.update(passage_chunks=args.passage_chunks, corpus=characters.corpus_facts(shared.get("data")),

@@ -281,19 +281,19 @@ def _logic(rng, batch, max_vectors, max_gates):
 
     x = np.zeros((batch, T, LOGIC_WIDTH))
     y = np.zeros((batch, T, 1))
-    rows = np.arange(batch)
+    x[:, 0, 0] = b0_first  # later vectors keep b0 written as 0
+    x[:, :, 1] = b1
+    # gate j of vector t is one-hot in chunk j, if the vector has more than j gates
+    used = np.arange(max_gates)[None, None, :] < n_gates[:, :, None]      # (B, T, max_gates)
+    b, t, j = np.nonzero(used)
+    x[b, t, 2 + 10 * j + gates[b, t, j]] = 1.0
     b0 = b0_first  # b0 used in the computation: random at t = 0, previous target afterwards
     for t in range(T):
-        if t == 0:
-            x[:, 0, 0] = b0_first  # later vectors keep b0 written as 0
-        x[:, t, 1] = b1[:, t]
         older, newer = b0, b1[:, t]  # (b_{i-1}, b_i) with i = 1
         for j in range(max_gates):
-            used = j < n_gates[:, t]
-            x[rows[used], t, 2 + 10 * j + gates[used, t, j]] = 1.0
             # eq. (21): b_{i+1} = T_i(P = b_i, Q = b_{i-1}); unused gates leave the bits alone
             nxt = TRUTH_TABLE[gates[:, t, j], newer, older]
-            older, newer = np.where(used, newer, older), np.where(used, nxt, newer)
+            older, newer = np.where(used[:, t, j], newer, older), np.where(used[:, t, j], nxt, newer)
         y[:, t, 0] = newer
         b0 = newer
     x *= valid[:, :, None]

@@ -336,3 +336,33 @@ def test_a_worker_stopped_or_killed_on_its_own_ends_the_sweep_in_one_line(tmp_pa
     os.kill(workers[0], signum)
     _, err = proc.communicate(timeout=120)
     assert_one_line(proc.returncode, err, status, words)
+
+
+def test_a_numpy_worker_starts_without_pytorch():
+    """PyTorch's import costs a NumPy sweep's every worker most of a second: the NumPy backend, its
+    population and the loop load without it, and TorchBackend and TorchPopulation still import."""
+    code = ("import sys\n"
+            "from act_experiments import sweep_workers, training\n"
+            "sweep_workers.backend_classes('numpy')\n"
+            "print('torch' in sys.modules)\n"
+            "from act_experiments.backends import BACKENDS, TorchBackend\n"
+            "from act_experiments.populations import TorchPopulation\n"
+            "print(BACKENDS['torch'] is TorchBackend, TorchPopulation.__name__)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True", "TorchPopulation"]
+
+
+def test_first_seed_gives_fresh_seeds(root, capsys):
+    """--first-seed 7 --seeds 2: runs of seeds 7 and 8, each the run that seed gives alone."""
+    args = [a for a in TINY if a != "--no-baseline"]
+    args[args.index("--seeds") + 1] = "2"
+    status, err = run_sweep(capsys, "--name", "fresh", *args, "--first-seed", "7")
+    assert status == 0, err
+    runs = (root / "results" / "fresh" / "runs.csv").read_text().splitlines()
+    assert [line.split(",")[0] for line in runs[1:]] == ["tau0.01-seed7", "tau0.01-seed8", "noact-seed7",
+                                                         "noact-seed8"]
+    summary = json.loads((root / "runs" / "sweeps" / "fresh" / "tau0.01-seed8" / "summary.json").read_text())
+    assert summary["config"]["seed"] == 8
+    assert json.loads((root / "results" / "fresh" / "sweep.json").read_text())["first_seed"] == 7
+    status, err = run_sweep(capsys, "--name", "negative", *args, "--first-seed", "-1")
+    assert_one_line(status, err, 2, "--first-seed")

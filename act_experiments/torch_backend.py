@@ -1,0 +1,126 @@
+"""The PyTorch backend of the training loop (``act_experiments.backends`` describes both).
+
+Kept apart from ``NumpyBackend`` so that PyTorch is imported only by what trains with it;
+``from act_experiments.backends import TorchBackend`` loads this module.
+"""
+
+import numpy as np
+import torch
+
+from act_engine import torch_act
+from act_engine.members import pack_state, unpack_state
+from act_torch.losses import act_loss, loss_inputs, statistics
+from act_torch.module import ACT
+
+from .config import init_parameters, model_sizes
+
+TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+class TorchBackend:
+    """An ACT module and torch.optim.Adam, built from a training config (see act_experiments/config.py)."""
+
+    name = "torch"
+    default_dtype = "float32"
+    extra_defaults = {"device": "auto"}
+    extra_arguments = (("--device", str, "auto (the CPU: faster than eager CUDA for one network), cpu, cuda, "
+                                         "cuda:1, ..."),)
+    extra_resumable = ("device",)    # a run may continue on another device (not bit-exactly)
+
+    @staticmethod
+    def check_config(config):
+        """Refuse a device this machine cannot run on, before anything is written (ValueError)."""
+        name = config["device"]
+        if name == "auto":
+            return
+        try:
+            device = torch.device(name)
+        except (RuntimeError, TypeError) as err:
+            raise ValueError(f"bad device {name!r}: {err}") from None
+        if device.type == "cuda":
+            count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            if count == 0:
+                raise ValueError(f"device {name!r}: CUDA is not available here; use --device cpu or auto")
+            if device.index is not None and device.index >= count:
+                raise ValueError(f"device {name!r}: there {'is' if count == 1 else 'are'} only {count} "
+                                 f"CUDA device{'' if count == 1 else 's'} (cuda:0 to cuda:{count - 1})")
+        elif device.type == "mps":
+            if not torch.backends.mps.is_available():
+                raise ValueError(f"device {name!r}: MPS is not available here; use --device cpu or auto")
+        elif device.type != "cpu":
+            raise ValueError(f"device {name!r}: expected auto, cpu, cuda, cuda:N or mps")
+
+    def __init__(self, config):
+        D, O, self.loss_kind, self.heads = model_sizes(config)
+        device = config["device"]
+        if device == "auto":
+            # one network: eager CUDA launches a tiny kernel per operation and is slower than
+            # the CPU; populations take the GPU instead (act_engine)
+            device = "cpu"
+        self.device, self.dtype = torch.device(device), TORCH_DTYPES[config["dtype"]]
+        self.tau = config["tau"]
+        self.model = ACT.from_numpy(init_parameters(config), config["cell"], epsilon=config["epsilon"],
+                                    max_ponder=config["max_ponder"], dtype=self.dtype, device=self.device)
+        self.params = self.model.params()      # name -> nn.Parameter, the paper's names
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config["lr"])
+
+    def _forward(self, x, y, mask):
+        """Loss (a 0-d tensor with gradient, eq. 12) and the statistics of the batch, as NumPy arrays."""
+        as_t = dict(dtype=self.dtype, device=self.device)
+        target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
+        # the engine's loop: act_torch.act.act_forward's numbers (tests/test_engine_torch.py), faster
+        y_hat, N, R = torch_act.act_forward(torch.as_tensor(x, **as_t), self.params, cell=self.model.cell,
+                                            epsilon=self.model.epsilon, max_ponder=self.model.max_ponder)
+        loss, wrong, rho = act_loss(y_hat, N, R, target, live, steps, kind=self.loss_kind, heads=self.heads,
+                                    tau=self.tau)
+        return loss, statistics(wrong, rho, N)
+
+    def train_step(self, x, y, mask):
+        """One Adam step on the batch; returns loss, wrong (B, T), rho (B, T), N (B, T)."""
+        self.optimizer.zero_grad(set_to_none=True)
+        loss, stats = self._forward(x, y, mask)
+        loss.backward()
+        for p in self.params.values():
+            if p.grad is None:
+                # a parameter outside the graph (W_h, b_h when --no-act: eq. 20 leaves them no
+                # gradient) still takes its Adam step with a zero gradient, as in NumPy
+                p.grad = torch.zeros_like(p)
+        self.optimizer.step()
+        return {"loss": loss.item(), **stats}
+
+    @torch.no_grad()
+    def evaluate(self, x, y, mask):
+        """The same statistics as train_step, without a gradient or an update."""
+        loss, stats = self._forward(x, y, mask)
+        return {"loss": loss.item(), **stats}
+
+    def state_dict(self):
+        """Parameters and Adam state as a flat dict of NumPy arrays (act_engine.members' layout)."""
+        params, m, v, steps = {}, {}, {}, set()
+        for k, p in self.params.items():
+            s = self.optimizer.state.get(p, {})
+            params[k] = p.detach().cpu().numpy()
+            m[k] = s["exp_avg"].cpu().numpy() if s else np.zeros(p.shape, params[k].dtype)
+            v[k] = s["exp_avg_sq"].cpu().numpy() if s else np.zeros(p.shape, params[k].dtype)
+            steps.add(int(s["step"]) if s else 0)
+        assert len(steps) == 1, "every parameter should have taken the same number of Adam steps"
+        return pack_state(params, m, v, steps.pop())
+
+    def load_state_dict(self, state):
+        params, m, v, t = unpack_state(state, self.params)
+        as_t = dict(dtype=self.dtype, device=self.device)
+        with torch.no_grad():
+            for k, p in self.params.items():
+                p.copy_(torch.as_tensor(params[k], **as_t))
+                self.optimizer.state.pop(p, None)
+                if t > 0:
+                    # torch's Adam keeps the step count as a float tensor on the CPU; it is read
+                    # with .item(), so any float dtype holding the integer exactly gives the same step
+                    self.optimizer.state[p] = {
+                        "step": torch.tensor(float(t), dtype=torch.float32),
+                        "exp_avg": torch.as_tensor(m[k], **as_t).clone(),
+                        "exp_avg_sq": torch.as_tensor(v[k], **as_t).clone()}
+
+    def params_numpy(self):
+        """The current parameters as float64 NumPy arrays (for comparing backends)."""
+        return {k: p.detach().cpu().numpy().astype(np.float64) for k, p in self.params.items()}
