@@ -131,7 +131,8 @@ class RerunWithNoGraphAlive(Rerun):
 
     def __init__(self, fn, warmup=3):
         gc.collect()
-        alive = [o for o in gc.get_objects() if isinstance(o, torch.Tensor) and o.grad_fn is not None]
+        # type(o), not isinstance: isinstance on every object wakes deprecated module proxies
+        alive = [o for o in gc.get_objects() if type(o) is torch.Tensor and o.grad_fn is not None]
         assert not alive, f"{len(alive)} tensor(s) with a grad_fn alive while recording"
         super().__init__(fn, warmup)
 
