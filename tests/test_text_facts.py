@@ -618,6 +618,127 @@ def test_notebook_06_quotes_the_long_logic_sweep():
     assert max(wrong) <= 1 + 1e-9 and "with at most one 2- or 3-gate vector in about 300 wrong" in text
 
 
+# ---------------------------------------------------------------------------------------------
+# The ten-gate logic sweep (results/logic_gates10): notebook 06, section 8, and the README's row
+
+def gates10_numbers():
+    """The numbers notebook 06 and the README quote of results/logic_gates10, computed from its CSVs."""
+    meta = json.loads((ROOT / "results" / "logic_gates10" / "sweep.json").read_text())
+    errors, ponders = by_tau("logic_gates10"), by_tau("logic_gates10", "mean_ponder")
+    mean = {k: np.mean(v) for k, v in errors.items()}
+    se = {k: np.std(v, ddof=1) / np.sqrt(len(v)) for k, v in errors.items()}
+    gap, se_gap = mean[None] - mean[1e-3], np.hypot(se[1e-3], se[None])
+    assert gap > 2 * se_gap                                      # the claim fixed before the sweep ran
+    rho = {k: np.mean(v) for k, v in ponders.items()}
+    return meta, errors, mean, se, gap, se_gap, rho
+
+
+def pooled_error(sweep, prefix):
+    """{difficulty: error over the runs whose name starts with prefix, each step counted once}."""
+    sums = {}
+    for r in rows_of(f"{sweep}/difficulty.csv"):
+        if r["run"].startswith(prefix):
+            c, s = sums.get(int(r["difficulty"]), (0, 0.0))
+            sums[int(r["difficulty"])] = (c + int(r["count"]), s + int(r["count"]) * float(r["error"]))
+    return {d: s / c for d, (c, s) in sums.items()}
+
+
+def test_notebook_06_quotes_the_ten_gate_logic_sweep():
+    text = markdown("06_")
+    meta, errors, mean, se, gap, se_gap, rho = gates10_numbers()
+    opts, cap = meta["shared_options"], meta["shared_options"]["max_ponder"]
+    # what the sweep is
+    assert (opts["max_vectors"], opts["max_gates"], opts["hidden"], opts["batch_size"], opts["lr"], cap,
+            opts["iterations"]) == (3, 10, 128, 16, 1e-3, 20, 20000)
+    assert ("up to 10 gates per vector, the paper's LSTM of 128 cells and its batches of 16, but at most 3 vectors per "
+            "sequence instead of 10, Adam at $10^{-3}$, the cap $M = 20$ and 20 000 iterations") in text
+    assert meta["taus"] == [1e-3, 3e-3, 1e-2, 3e-2] and meta["seeds"] == 4 and meta["baseline"]
+    assert meta["runs"] == len(runs("logic_gates10")) == 20 and len(errors[None]) == 4
+    assert "2 CPUs" in meta["machine"] and round(meta["wall_time_s"]) == 1430
+    assert ("It has τ = 1e-3, 3e-3, 1e-2 and 3e-2 with four seeds each and four networks without ACT, 20 networks, "
+            "trained on 2 CPU cores in 1430 s") in text
+    # fixed before it ran: the calibration (seed 0, the same settings) and the fresh seeds
+    assert sorted({int(r["seed"]) for r in runs("logic_gates10")}) == [10, 11, 12, 13]
+    assert "The sweep then ran on seeds 10 to 13, which the calibration never used" in text
+    cal = {}
+    for vectors in (1, 3):
+        folder = f"logic_calibration/logic_cal_v{vectors}"
+        cal_meta = json.loads((ROOT / "results" / folder / "sweep.json").read_text())
+        assert cal_meta["shared_options"] == {**opts, "max_vectors": vectors}
+        assert {int(r["seed"]) for r in rows_of(f"{folder}/runs.csv")} == {0}
+        cal[vectors] = {float(r["tau"]) if r["act"] == "1" else None: float(r["sequence_error"])
+                        for r in rows_of(f"{folder}/runs.csv")}
+    assert "calibration runs with the same settings, one network each, on seed 0" in text
+    assert cal[1][None] - cal[1][1e-3] < 0.05 < cal[3][None] - cal[3][1e-3]
+    assert f"the baseline ended close to ACT ({cal[1][None]:.3f} against {cal[1][1e-3]:.3f} for τ = 1e-3)" in text
+    assert f"τ = 1e-3 ended at {cal[3][1e-3]:.3f} and the baseline at {cal[3][None]:.3f}" in text
+    # the result
+    assert (f"τ = 1e-3 ends at {mean[1e-3]:.3f} ± {se[1e-3]:.3f} (mean ± standard error over its four seeds) and no ACT "
+            f"at {mean[None]:.3f} ± {se[None]:.3f}: a difference of {gap:.3f}, whose standard error is {se_gap:.3f}, so "
+            f"about {gap / se_gap:.0f} standard errors where two were asked for") in text
+    assert max(errors[1e-3]) < min(errors[None])
+    assert (f"Each of the four τ = 1e-3 networks ({errors[1e-3][0]:.3f} to {errors[1e-3][-1]:.3f}) ends below each of "
+            f"the four baselines ({errors[None][0]:.3f} to {errors[None][-1]:.3f})") in text
+    assert abs(mean[3e-2] - mean[None]) < 2 * np.hypot(se[3e-2], se[None]) and rho[3e-2] < 2.1
+    assert (f"τ = 3e-3 is close behind ({mean[3e-3]:.3f}), τ = 1e-2 in between ({mean[1e-2]:.3f}), and τ = 3e-2, which "
+            f"keeps its networks at about one update per vector, ends where no ACT does ({mean[3e-2]:.3f})") in text
+    # beside the paper: three gates against ten, the levels, still falling
+    long_meta = json.loads((ROOT / "results" / "logic_long" / "sweep.json").read_text())
+    long = by_tau("logic_long")[None]
+    assert (f"the baseline caught up, {long[0]:.3f} and {long[1]:.3f} after {long_meta['shared_options']['iterations']} "
+            f"iterations; at ten it is still at {mean[None]:.3f} after 20 000") in text
+    assert f"the ten-gate sweep of section 8 leaves ours at {mean[None]:.3f} after 20 000 iterations" in text
+    assert f"here the baseline is at {mean[None]:.2f} and τ = 1e-3 at {mean[1e-3]:.2f}" in text
+    curve = {}
+    for r in curves("logic_gates10"):
+        curve.setdefault(r["run"], {})[int(r["iteration"])] = float(r["sequence_error"])
+    for prefix in ("tau0.001-", "noact-"):
+        group = [c for run, c in curve.items() if run.startswith(prefix)]
+        assert np.mean([c[20000] for c in group]) < np.mean([c[16000] for c in group]) - 0.02, prefix
+    assert "the learning curves of both are still falling over the last 4000 iterations" in text
+    # the ponder: rho = N + R with 0 < R <= 1 and N <= M, so a mean rho of 20.1 is 19 to 20 updates
+    assert cap + 1 >= rho[1e-3] >= 19 + 1
+    assert f"At τ = 1e-3 the mean ponder is ρ = {rho[1e-3]:.1f} with the cap $M = {cap}$" in text
+    assert "that is between 19 and 20 updates per vector on average, at or next to the cap" in text
+    per_gate = weighted_ponder("logic_gates10", "tau0.001-")
+    assert sorted(per_gate) == list(range(1, 11))
+    assert (f"the mean ρ lies between {min(per_gate.values()):.1f} and {max(per_gate.values()):.1f} for every number "
+            "of gates from one to ten") in text
+    # what ponder costs
+    assert "between 19 and 20 LSTM updates per vector where the baseline makes one" in text
+    assert f"τρ ≈ {1e-3 * rho[1e-3]:.2f} per vector at τ = 1e-3" in text
+    assert (f"τ = 1e-2 ponders ρ = {rho[1e-2]:.1f} and ends at {mean[1e-2]:.3f}, and τ = 3e-2 (ρ = {rho[3e-2]:.2f}) "
+            "hardly ponders and gains nothing") in text
+    act, base = pooled_error("logic_gates10", "tau0.001-"), pooled_error("logic_gates10", "noact-")
+    short, longer = [act[g] for g in range(1, 6)], [act[g] for g in range(6, 11)]
+    assert all(0 < base[g] - act[g] < 0.1 for g in range(6, 11))          # "not far below the baseline"
+    assert (f"τ = 1e-3 gets {pct(min(short))} to {pct(max(short))} of the vectors of one to five gates wrong, but "
+            f"{100 * min(longer):.0f}% to {100 * max(longer):.0f}% of those of six to ten gates, not far below the "
+            f"baseline, which gets {100 * min(base.values()):.0f}% to {100 * max(base.values()):.0f}% wrong at every "
+            "length") in text
+    # the summary
+    assert (f"ACT at τ = 1e-3 ends at {mean[1e-3]:.3f} against the baseline's {mean[None]:.3f}, about {gap / se_gap:.0f} "
+            f"standard errors apart") in text and f"these networks ponder at the cap $M = {cap}$" in text
+
+
+def test_readme_quotes_the_ten_gate_logic_sweep():
+    row = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if "(`results/logic_gates10`)" in line]
+    assert len(row) == 1
+    row = row[0]
+    meta, errors, mean, se, gap, se_gap, rho = gates10_numbers()
+    opts = meta["shared_options"]
+    assert (f"| logic, {opts['max_vectors']} vectors × **{opts['max_gates']}** gates, LSTM {opts['hidden']}, batch "
+            f"{opts['batch_size']}, lr 1e-3, 20 000 it., M = {opts['max_ponder']}, {meta['seeds']} seeds × "
+            f"{len(meta['taus'])} τ, on fresh seeds after a calibration (`results/logic_gates10`) |") in row
+    assert opts["lr"] == 1e-3 and opts["iterations"] == 20000 and meta["first_seed"] == 10
+    assert (f"τ = 1e-3 {mean[1e-3]:.3f} ± {se[1e-3]:.3f} against no ACT {mean[None]:.3f} ± {se[None]:.3f}, "
+            f"{gap / se_gap:.0f} standard errors of the difference (the claim, fixed before the sweep, asked for two)") in row
+    assert (f"τ = 3e-3 {mean[3e-3]:.3f}, τ = 1e-2 {mean[1e-2]:.3f}, τ = 3e-2 {mean[3e-2]:.3f} (about one update)") in row
+    per_gate = weighted_ponder("logic_gates10", "tau0.001-")
+    assert min(per_gate.values()) > opts["max_ponder"] - 1.1                  # "at the cap ... whatever the gates"
+    assert f"τ = 1e-3 ponders at the cap (ρ {rho[1e-3]:.1f}, not 5–6) whatever the number of gates" in row
+
+
 def weighted_ponder(sweep, prefix):
     """{digits: mean ponder over the runs whose name starts with prefix, each step counted once}."""
     sums = {}
