@@ -140,9 +140,10 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
     # where slicing xW[:, t] T times would build a zero tensor the size of xW for each slice
     xW = (x @ P["W_x"][:D] + P["b_s"]).unbind(1)                  # T x (B, G)
     flag = P["W_x"][D]
-    # the same W_s, stored as its transpose is (same values): the backward multiplies every
-    # ponder step's gradient by W_s^T, several times faster on the CPU from contiguous memory
-    W_s = P["W_s"].t().contiguous().t()
+    # the LSTM's W_s (H, 4H), stored as its transpose is (same values): the backward multiplies
+    # every ponder step's gradient by W_s^T, several times faster on the CPU from contiguous
+    # memory. The RNN's square W_s gains nothing from the copy, so it is used as it is
+    W_s = P["W_s"].t().contiguous().t() if lstm else P["W_s"]
     zeros = x.new_zeros(B, H)
     state = (zeros, zeros) if lstm else zeros                     # initial state: zeros
     means, mean_cells, Ns, Rs = [], [], [], []
@@ -152,7 +153,10 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
         prev = state                                              # s_{t-1} enters step n = 1
         for n in range(1, max_ponder + 1):
             x_part = xW[t] + flag if n == 1 else xW[t]
-            s, prev = ponder_step(x_part, prev, W_s, cell)
+            if t == 0 and n == 1:       # s_0 = 0, so eq. (3)'s s W_s vanishes: the cell alone
+                s, prev = (lstm_cell if lstm else rnn_cell)(x_part, prev)
+            else:
+                s, prev = ponder_step(x_part, prev, W_s, cell)
             states.append(s)
             cells.append(prev[1] if lstm else None)
             # eq. (7): a row halts once its sum of h^n (eq. 5) reaches 1 - eps. The test only
