@@ -14,9 +14,10 @@ parameters.
 ``NumpyBackend``, the reference: ``act_numpy.model.ACTModel.loss`` (forward, hand-written
 backward) and ``act_numpy.optim.Adam``, in float64 by default.
 
-``TorchBackend`` (``act_experiments.torch_backend``, loaded when first asked for, so that a NumPy
-run or a NumPy sweep's worker starts without importing PyTorch), the fast one, in float32 by default (``--dtype float64`` matches one NumPy
-step to about 1e-10):
+``TorchBackend``, the fast one, in float32 by default (``--dtype float64`` matches one NumPy
+step to about 1e-10). It lives in ``act_experiments.torch_backend`` and loads when first asked
+for (``from act_experiments.backends import TorchBackend``), so that a NumPy run, or a NumPy
+sweep's worker, starts without importing PyTorch:
 
 - the parameters start from ``act_numpy.params.init_params`` with the run's seed, so a seed gives
   the same initial weights as the NumPy reference; they are then copied into the ``ACT`` module;
