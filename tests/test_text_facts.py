@@ -468,7 +468,9 @@ def test_notebook_05_describes_the_sweep_it_shows():
             "and four networks without ACT, 36 in all, with the paper's cap $M = 100$") in text
     assert (meta["engine"], meta["backend"], meta["device"]) == ("population", "torch", "cuda")
     assert "NVIDIA H100" in meta["machine"] and round(meta["wall_time_s"]) == 262
-    assert "trained as populations by the PyTorch engine, in float32 with CUDA graphs, on one NVIDIA H100 GPU in 262 s" in text
+    assert meta["workers"] == 1 and meta["runs"] == 36
+    assert ("trained as one population of 36 networks with the PyTorch backend, in float32 with CUDA graphs, "
+            "on one NVIDIA H100 GPU in 262 s") in text
 
 
 def test_notebook_05_quotes_the_gpu_sweep():
@@ -528,7 +530,22 @@ def test_notebook_05_gpu_sweep_failures_ponder_most():
     best = sorted(table, key=lambda r: float(r["sequence_error"]))[:3]
     assert all(float(r["sequence_error"]) < 0.02 for r in best)
     values = [p for r in best for p in ponder[r["run"]].values()]
-    assert f"the three best networks (below 2% error) ponder {min(values):.1f} to {max(values):.1f} updates on every number of bits" in text
+    assert (f"the ponder of the three best networks (below 2% error) rises little and levels off, within {min(values):.1f} "
+            f"to {max(values):.1f} updates on every number of bits") in text
+    # two rise by about one update from one bit to six and stay near it; the third rises less and comes back
+    rising = sorted((r["run"] for r in best if ponder[r["run"]][6] - ponder[r["run"]][1] > 0.8),
+                    key=lambda run: ponder[run][1])
+    other = [r["run"] for r in best if r["run"] not in rising]
+    assert len(rising) == 2 and len(other) == 1
+    for run in rising:
+        assert all(abs(ponder[run][b] - ponder[run][6]) < 0.35 for b in range(6, 17))   # "stay near it after"
+    a, b = rising
+    assert (f"Two of them gain about one update from one bit to six ({ponder[a][1]:.2f} to {ponder[a][6]:.2f} and "
+            f"{ponder[b][1]:.2f} to {ponder[b][6]:.2f}) and stay near it after ({ponder[a][16]:.2f} and "
+            f"{ponder[b][16]:.2f} on sixteen bits)") in text
+    o = ponder[other[0]]
+    assert max(o.values()) - o[1] < 0.6 and o[16] < max(o.values())
+    assert (f"the third goes from {o[1]:.2f} to at most {max(o.values()):.2f} and back to {o[16]:.2f}") in text
     assert all(ponder[r["run"]][16] > ponder[r["run"]][1] + 1 for r in failed)      # "ponder more as the bits grow"
     steep = max(failed, key=lambda r: ponder[r["run"]][16] - ponder[r["run"]][1])["run"]
     assert f"(one from {ponder[steep][1]:.1f} updates on one bit to {ponder[steep][16]:.1f} on sixteen)" in text
@@ -716,6 +733,12 @@ def test_notebook_06_quotes_the_ten_gate_logic_sweep():
             f"{100 * min(longer):.0f}% to {100 * max(longer):.0f}% of those of six to ten gates, not far below the "
             f"baseline, which gets {100 * min(base.values()):.0f}% to {100 * max(base.values()):.0f}% wrong at every "
             "length") in text
+    assert (f"the gain mostly on vectors of one to five gates ({pct(min(short))} to {pct(max(short))} wrong at τ = 1e-3 "
+            f"against {100 * min(base[g] for g in range(1, 6)):.0f}% to {100 * max(base[g] for g in range(1, 6)):.0f}% "
+            f"for no ACT; on six to ten gates {100 * min(longer):.0f}% to {100 * max(longer):.0f}% against "
+            f"{100 * min(base[g] for g in range(6, 11)):.0f}% to {100 * max(base[g] for g in range(6, 11)):.0f}%)") in text
+    assert "ACT far better than no ACT on sequences of up to three vectors of up to ten gates" in text
+    assert "## 8. Ten gates per vector: where ACT pulls ahead" in text
     # the summary
     assert (f"ACT at τ = 1e-3 ends at {mean[1e-3]:.3f} against the baseline's {mean[None]:.3f}, about {gap / se_gap:.0f} "
             f"standard errors apart") in text and f"these networks ponder at the cap $M = {cap}$" in text
@@ -869,4 +892,7 @@ def test_readme_quotes_the_gpu_parity_sweep():
     from act_experiments.plots import parity as plot_parity
     from act_experiments.results import load_sweep
     rise = [c for c in plot_parity.paper_comparison(load_sweep("parity16_gpu")) if c["claim"].startswith("ponder vs bits")]
-    assert len(rise) == 1 and not rise[0]["agrees"] and "ponder does not grow with the bits" in row
+    assert len(rise) == 1 and not rise[0]["agrees"] and "ponder rises little with the bits (at most about one update), not linearly" in row
+    ponder = ponder_per_difficulty("parity16_gpu")
+    best = sorted(runs("parity16_gpu"), key=lambda r: float(r["sequence_error"]))[:3]
+    assert all(max(ponder[r["run"]].values()) - min(ponder[r["run"]].values()) < 1.25 for r in best)
