@@ -1,6 +1,9 @@
 """Shared helpers for the tests: small seeded ACT problems."""
 
+import signal
+
 import numpy as np
+import pytest
 
 from act_numpy.params import init_params
 
@@ -40,3 +43,21 @@ def crashing(backend, after):
                 raise Interrupted
             return super().train_step(x, y, mask)
     return Crashing
+
+
+@pytest.fixture(autouse=True)
+def sigint_delivered():
+    """SIGINT as an interactive shell leaves it, for the tests of Ctrl-C.
+
+    A test run started in the background (``cmd &`` in a shell without job control) inherits
+    SIGINT ignored, and the training loop rightly leaves an ignored SIGINT alone
+    (act_experiments.stopping): here it gets Python's own handler back, which the processes the
+    tests start inherit as the default."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
