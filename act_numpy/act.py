@@ -216,10 +216,10 @@ def backward_pass(dy, dponder, cache):
 
     # every ponder step of every input step used the same W_s, W_h and b_h, so their gradients
     # add up over all of them: one product over the rows (n, b) of every step, dW = a.T @ dz
-    s_in = np.concatenate([st.s_in.reshape(-1, H) for st in steps])      # (rows, H)
-    s_out = np.concatenate([st.s.reshape(-1, H) for st in steps])        # (rows, H)
-    dz = np.concatenate([d.reshape(-1, G) for d in dz_of])               # (rows, G)
-    dzh = np.concatenate([d.reshape(-1, 1) for d in dzh_of])             # (rows, 1)
+    s_in = _all_rows([st.s_in for st in steps], H)                      # (rows, H)
+    s_out = _all_rows([st.s for st in steps], H)                        # (rows, H)
+    dz = _all_rows(dz_of, G)                                            # (rows, G)
+    dzh = _all_rows(dzh_of, 1)                                          # (rows, 1)
     g["W_s"] = s_in.T @ dz
     g["W_h"] = s_out.T @ dzh
     g["b_h"] = dzh.sum(axis=0)
@@ -230,6 +230,13 @@ def backward_pass(dy, dponder, cache):
     g["W_x"] = np.concatenate([x_rows.T @ dZ_rows, dflag[None, :]])
     g["x"] = (dZ_rows @ P["W_x"][:D].T).reshape(B, T, D)
     return g
+
+
+def _all_rows(arrays, F):
+    """The rows of every array, one after another, as one (rows, F) matrix; with one array (one
+    input step) a view of it, not a copy."""
+    rows = [a.reshape(-1, F) for a in arrays]
+    return rows[0] if len(rows) == 1 else np.concatenate(rows)
 
 
 def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):
