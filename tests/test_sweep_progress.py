@@ -47,7 +47,9 @@ def test_progress_rows_are_the_logs_means(swept, capsys):
     assert float(window["sequence_error"]) == pytest.approx(sum(r["sequence_error"] for r in batches) / 2)
     assert all(r["tau"] == "" and r["act"] == "0" for r in rows if r["run"].startswith("noact"))
     summary = json.loads((out / "progress.json").read_text())["tiny"]
-    assert summary == dict(runs=4, lr=summary["lr"], iterations=30, reached_min=30, reached_max=30)
+    config = json.loads((swept / "runs" / "sweeps" / "tiny" / "sweep_config.json").read_text())
+    assert summary == dict(runs=4, lr=config["runs"]["noact-seed0"]["lr"], iterations=30, reached_min=30,
+                           reached_max=30)
     assert "tiny: lr" in capsys.readouterr().out
 
 

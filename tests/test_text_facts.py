@@ -650,16 +650,6 @@ def gates10_numbers():
     return meta, errors, mean, se, gap, se_gap, rho
 
 
-def pooled_error(sweep, prefix):
-    """{difficulty: error over the runs whose name starts with prefix, each step counted once}."""
-    sums = {}
-    for r in rows_of(f"{sweep}/difficulty.csv"):
-        if r["run"].startswith(prefix):
-            c, s = sums.get(int(r["difficulty"]), (0, 0.0))
-            sums[int(r["difficulty"])] = (c + int(r["count"]), s + int(r["count"]) * float(r["error"]))
-    return {d: s / c for d, (c, s) in sums.items()}
-
-
 def test_notebook_06_quotes_the_ten_gate_logic_sweep():
     text = markdown("06_")
     meta, errors, mean, se, gap, se_gap, rho = gates10_numbers()
@@ -762,14 +752,23 @@ def test_readme_quotes_the_ten_gate_logic_sweep():
     assert f"τ = 1e-3 ponders at the cap (ρ {rho[1e-3]:.1f}, not 5–6) whatever the number of gates" in row
 
 
-def weighted_ponder(sweep, prefix):
-    """{digits: mean ponder over the runs whose name starts with prefix, each step counted once}."""
+def pooled(sweep, prefix, column):
+    """{difficulty: the column ("error" or "ponder") over the runs whose name starts with prefix,
+    each step counted once}."""
     sums = {}
     for r in rows_of(f"{sweep}/difficulty.csv"):
         if r["run"].startswith(prefix):
             c, s = sums.get(int(r["difficulty"]), (0, 0.0))
-            sums[int(r["difficulty"])] = (c + int(r["count"]), s + int(r["count"]) * float(r["ponder"]))
+            sums[int(r["difficulty"])] = (c + int(r["count"]), s + int(r["count"]) * float(r[column]))
     return {d: s / c for d, (c, s) in sums.items()}
+
+
+def weighted_ponder(sweep, prefix):
+    return pooled(sweep, prefix, "ponder")
+
+
+def pooled_error(sweep, prefix):
+    return pooled(sweep, prefix, "error")
 
 
 def test_notebook_07_quotes_the_addition_sweeps():
