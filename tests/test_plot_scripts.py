@@ -101,6 +101,17 @@ def test_plot_task_names_the_figures_after_the_task_unless_told(tmp_path):
     assert {n.split("_")[0] for n in names("--prefix", "mine", "b")} == {"mine"}
 
 
+def test_plot_sort_names_the_figures_sort_unless_told(tmp_path):
+    def names(*args):
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "plot_sort.py"), "--sweep", "sort_small",
+                        "--figures", str(tmp_path / args[-1]), *args[:-1]], check=True, capture_output=True)
+        return sorted(p.name for p in (tmp_path / args[-1]).glob("*.png"))
+
+    kinds = ("error_per_tau", "error_vs_ponder", "length", "learning_curves")
+    assert names("a") == sorted(f"sort_{n}.png" for n in kinds)
+    assert names("--prefix", "sort_len8", "b") == sorted(f"sort_len8_{n}.png" for n in kinds)
+
+
 def test_architecture_writes_the_same_bytes_twice(tmp_path):
     first = architecture.save(tmp_path / "a")
     again = architecture.save(tmp_path / "b")
