@@ -895,3 +895,36 @@ def test_readme_quotes_the_gpu_parity_sweep():
     ponder = ponder_per_difficulty("parity16_gpu")
     best = sorted(runs("parity16_gpu"), key=lambda r: float(r["sequence_error"]))[:3]
     assert all(max(ponder[r["run"]].values()) - min(ponder[r["run"]].values()) < 1.25 for r in best)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sort at 8 and 12 numbers: the calibration (results/sort_calibration) in docs/sort.md
+
+SORT_CALIBRATION = {"sort_cal_l8": ("2–8", "1 (default)"), "sort_cal_l12": ("2–12", "1 (default)"),
+                    "sort_cal_l8_bias": ("2–8", "−1")}
+
+
+def test_docs_sort_quotes_its_calibration_table():
+    text = (ROOT / "docs" / "sort.md").read_text(encoding="utf-8")
+    for name, (numbers, bias) in SORT_CALIBRATION.items():
+        folder = f"sort_calibration/{name}"
+        meta = json.loads((ROOT / "results" / folder / "sweep.json").read_text())
+        opts = meta["shared_options"]
+        assert (opts["hidden"], opts["batch_size"], opts["lr"], opts["max_ponder"], opts["iterations"]) == (
+            128, 32, 3e-3, 20, 10000)
+        assert f"2–{opts['max_length']}" == numbers and opts.get("halting_bias", 1.0) == (-1.0 if "−" in bias else 1.0)
+        assert {int(r["seed"]) for r in runs(folder)} == {0}
+        act = sorted((float(r["tau"]), float(r["sequence_error"]), float(r["mean_ponder"]))
+                     for r in runs(folder) if r["act"] == "1")
+        base = [float(r["sequence_error"]) for r in runs(folder) if r["act"] == "0"]
+        cells_ = " | ".join(f"{t:.0e}".replace("e-0", "e-") + f": {e:.3f}, {p:.2f}" for t, e, p in act)
+        assert (f"| {numbers} | {bias} | {cells_} | {base[0]:.3f} | {round(meta['wall_time_s'])} s |") in text, name
+    err = {name: {float(r["tau"]) if r["act"] == "1" else None: float(r["sequence_error"])
+                  for r in runs(f"sort_calibration/{name}")} for name in SORT_CALIBRATION}
+    assert f"τ = 1e-4 {err['sort_cal_l12'][None] - err['sort_cal_l12'][1e-4]:.3f} ahead of no ACT" in text
+    assert f"τ = 1e-4 ended {err['sort_cal_l8_bias'][None] - err['sort_cal_l8_bias'][1e-4]:.3f} below no ACT" in text
+    assert max(float(r["mean_ponder"]) for name in ("sort_cal_l8", "sort_cal_l12")
+               for r in runs(f"sort_calibration/{name}")) <= 2.6 and "(ρ ≤ 2.6)" in text
+    first = [r for r in curves("sort_calibration/sort_cal_l8_bias") if r["iteration"] == "0"]
+    assert {round(float(r["mean_ponder"]), 2) for r in first if r["run"].startswith("tau")} == {4.18}
+    assert "ρ = 4.18 at iteration 0" in text
