@@ -735,7 +735,7 @@ def test_notebook_06_quotes_the_ten_gate_logic_sweep():
 
 
 def test_readme_quotes_the_ten_gate_logic_sweep():
-    row = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if "(`results/logic_gates10`)" in line]
+    row = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| logic, 3 vectors × **10** gates")]
     assert len(row) == 1
     row = row[0]
     meta, errors, mean, se, gap, se_gap, rho = gates10_numbers()
@@ -901,7 +901,7 @@ def test_readme_quotes_the_gpu_parity_sweep():
 # Sort at 8 and 12 numbers: the calibration (results/sort_calibration) in docs/sort.md
 
 SORT_CALIBRATION = {"sort_cal_l8": ("2–8", "1 (default)"), "sort_cal_l12": ("2–12", "1 (default)"),
-                    "sort_cal_l8_bias": ("2–8", "−1")}
+                    "sort_cal_l8_bias": ("2–8", "−1"), "sort_cal_l12_bias": ("2–12", "−1")}
 
 
 def test_docs_sort_quotes_its_calibration_table():
@@ -928,3 +928,117 @@ def test_docs_sort_quotes_its_calibration_table():
     first = [r for r in curves("sort_calibration/sort_cal_l8_bias") if r["iteration"] == "0"]
     assert {round(float(r["mean_ponder"]), 2) for r in first if r["run"].startswith("tau")} == {4.18}
     assert "ρ = 4.18 at iteration 0" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Sort at 2-8 numbers (results/sort_len8): notebook 08 section 7, docs/sort.md and the README
+
+def len8_numbers():
+    """The numbers quoted of results/sort_len8, from its CSVs as sweep_stats.table sums them."""
+    from act_experiments import results, sweep_stats
+    sweep = results.load_sweep("sort_len8")
+    table = {(None if r["key"] == results.NO_ACT else r["key"]): r for r in sweep_stats.table(sweep)}
+    mean = {k: r["error"] for k, r in table.items()}
+    se = {k: r["error_se"] for k, r in table.items()}
+    rho = {k: r["ponder"] for k, r in table.items()}
+    gap, se_gap = mean[None] - mean[1e-4], float(np.hypot(se[1e-4], se[None]))
+    assert gap < 2 * se_gap                                      # the claim fixed before the sweep fails
+    z = {k: (mean[None] - mean[k]) / float(np.hypot(se[k], se[None])) for k in mean if k is not None}
+    assert all(abs(v) < 2 for v in z.values())
+    return sweep["meta"], mean, se, rho, gap, se_gap, z
+
+
+def test_notebook_08_quotes_the_eight_number_sort_sweep():
+    text = markdown("08_")
+    meta, mean, se, rho, gap, se_gap, z = len8_numbers()
+    opts = meta["shared_options"]
+    assert (opts["max_length"], opts["hidden"], opts["batch_size"], opts["lr"], opts["max_ponder"], opts["halting_bias"],
+            opts["iterations"]) == (8, 128, 32, 3e-3, 20, -1.0, 10000)
+    assert ("lists of 2 to 8 numbers, an LSTM of 128 units, batches of 32, Adam at $3 \\times 10^{-3}$, the cap $M = 20$, "
+            "the halting bias $b_h = -1$ and 10 000 iterations") in text
+    assert meta["taus"] == [1e-4, 3e-4, 1e-3, 1e-2] and meta["seeds"] == 4 and meta["baseline"]
+    assert meta["runs"] == len(runs("sort_len8")) == 20 and meta["wall_time_s"] < 2 * 3600 and "2 CPUs" in meta["machine"]
+    assert (f"20 networks, trained on 2 CPU cores in {round(meta['wall_time_s'])} s (after a resume: it had been stopped "
+            "at iteration 140)") in text
+    assert sorted({int(r["seed"]) for r in runs("sort_len8")}) == [10, 11, 12, 13] and meta["first_seed"] == 10
+    assert "The sweep then ran on seeds 10 to 13, which the calibration never used" in text
+    # the calibration
+    cal = {r["run"]: r for r in runs("sort_calibration/sort_cal_l8_bias")}
+    assert ({k: v for k, v in json.loads((ROOT / "results" / "sort_calibration" / "sort_cal_l8_bias" / "sweep.json")
+             .read_text())["shared_options"].items() if k not in ("eval_every", "eval_size")}
+            == {k: v for k, v in opts.items() if k not in ("eval_every", "eval_size")})
+    assert (f"τ = 1e-4 ended at {float(cal['tau0.0001-seed0']['sequence_error']):.3f} against the baseline's "
+            f"{float(cal['noact-seed0']['sequence_error']):.3f}") in text
+    l8 = {r["run"]: float(r["sequence_error"]) for r in runs("sort_calibration/sort_cal_l8")}
+    assert min(l8["tau0.001-seed0"], l8["tau0.01-seed0"]) > l8["noact-seed0"]
+    assert "at 8 numbers both ACT networks ended behind the baseline" in text
+    curve = {}
+    for r in curves("sort_calibration/sort_cal_l8_bias"):
+        curve.setdefault(r["run"], {})[int(r["iteration"])] = float(r["sequence_error"])
+    assert (f"a thousand iterations earlier the same two networks stood at {curve['tau0.0001-seed0'][9000]:.3f} and "
+            f"{curve['noact-seed0'][9000]:.3f}") in text
+    # the result
+    errors = by_tau("sort_len8")
+    assert (f"τ = 1e-4 ends at {mean[1e-4]:.3f} ± {se[1e-4]:.3f} (mean ± standard error over its four seeds) and no ACT "
+            f"at {mean[None]:.3f} ± {se[None]:.3f}: the difference is {-gap / se_gap:.1f} standard errors of the difference "
+            f"({se_gap:.3f}) in the baseline's favour") in text and gap < 0
+    assert (f"Its four networks ({errors[1e-4][0]:.3f} to {errors[1e-4][-1]:.3f}) and the four baselines "
+            f"({errors[None][0]:.3f} to {errors[None][-1]:.3f}) overlap") in text
+    act = sorted(m for k, m in mean.items() if k is not None)
+    assert act[0] >= mean[None] and "No other τ does better" in text
+    assert f"the four ACT means lie between {act[0]:.3f} and {act[-1]:.3f}, each within two standard errors" in text
+    act_k, base_k = pooled_error("sort_len8", "tau0.0001-"), pooled_error("sort_len8", "noact-")
+    assert (f"at τ = 1e-4 {100 * act_k[2]:.0f}% of the lists of two are wrong and {100 * act_k[8]:.0f}% of those of eight, "
+            f"against {100 * base_k[2]:.0f}% and {100 * base_k[8]:.0f}% for no ACT") in text
+    rho_k = weighted_ponder("sort_len8", "tau0.0001-")
+    assert all(rho_k[k] > rho_k[k + 1] for k in range(2, 8))
+    assert f"falls with the length of the list, from {rho_k[2]:.2f} at two numbers to {rho_k[8]:.2f} at eight" in text
+    small = [rho[k] for k in (1e-4, 3e-4, 1e-3)]
+    assert 2 <= min(small) - 1 and max(small) <= 3.5
+    assert (f"τ = 1e-4, 3e-4 and 1e-3 ponder ρ = {min(small):.2f} to {max(small):.2f}: as ρ = N + R (eq. 10) with "
+            f"$0 < R \\le 1$, that is between {min(small) - 1:.1f} and {max(small):.1f} updates per step") in text
+    assert f"τ = 1e-2 ponders less (ρ = {rho[1e-2]:.2f}) and ends a little behind ({mean[1e-2]:.3f})" in text
+    assert f"τ = 1e-4 ends at {mean[1e-4]:.3f} against the baseline's {mean[None]:.3f}" in text      # the summary
+
+
+def test_docs_sort_quotes_the_eight_number_sort_sweep():
+    text = (ROOT / "docs" / "sort.md").read_text(encoding="utf-8")
+    meta, mean, se, rho, gap, se_gap, z = len8_numbers()
+    by_seed = {}
+    for r in sorted(runs("sort_len8"), key=lambda r: int(r["seed"])):
+        key = float(r["tau"]) if r["act"] == "1" else None
+        by_seed.setdefault(key, []).append((float(r["sequence_error"]), float(r["mean_ponder"])))
+    for key, label in ((1e-4, "1e-4"), (3e-4, "3e-4"), (1e-3, "1e-3"), (1e-2, "1e-2"), (None, "no ACT")):
+        seeds = ", ".join(f"{e:.3f}" for e, _ in by_seed[key])
+        ponder = "2.0" if key is None else ", ".join(f"{p:.2f}" for _, p in by_seed[key])
+        assert f"| {label} | {seeds} | {mean[key]:.3f} ± {se[key]:.3f} | {ponder} |" in text, label
+    assert f"{round(meta['wall_time_s'])} s on 2 CPU cores" in text
+    assert f"τ = 1e-4 ends {-gap:.4f} *above* no ACT" in text and f"difference is {se_gap:.3f}: {-gap / se_gap:.1f} standard" in text
+    assert abs(z[3e-4]) < 0.1 and f"{mean[3e-4]:.3f}" == f"{mean[None]:.3f}" and "τ = 3e-4 ties it to the third decimal" in text
+    assert min(z, key=z.get) == 1e-2 and f"τ = 1e-2, the furthest, is {-z[1e-2]:.1f} behind" in text
+    small = [rho[k] for k in (1e-4, 3e-4, 1e-3)]
+    assert f"ponder ρ = {min(small):.2f}–{max(small):.2f}, which is between" in text
+    # the later calibration run at lr 1e-3
+    cal = {r["run"]: r for r in runs("sort_calibration/sort_cal_l8_lr1e-3")}
+    curve = {}
+    for r in curves("sort_calibration/sort_cal_l8_lr1e-3"):
+        curve.setdefault(r["run"], {})[int(r["iteration"])] = float(r["sequence_error"])
+    for run, label in (("tau0.0001-seed0", "τ = 1e-4"), ("tau0.001-seed0", "τ = 1e-3"), ("noact-seed0", "no ACT")):
+        rho_end = f"{float(cal[run]['mean_ponder']):.2f}"
+        assert f"| {label} | {curve[run][18000]:.3f} | {float(cal[run]['sequence_error']):.3f} | {rho_end} |" in text, run
+    d_end = float(cal["noact-seed0"]["sequence_error"]) - float(cal["tau0.0001-seed0"]["sequence_error"])
+    d_before = curve["tau0.0001-seed0"][18000] - curve["noact-seed0"][18000]
+    assert f"τ = 1e-4 was {d_end:.3f} below no ACT; one evaluation\nearlier it was {d_before:.3f} above" in text
+    walls = [json.loads((ROOT / "results" / "sort_calibration" / name / "sweep.json").read_text())["wall_time_s"]
+             for name in (*SORT_CALIBRATION, "sort_cal_l8_lr1e-3")]
+    assert f"the sort calibration took about {sum(round(w) for w in walls) / 60:.0f} minutes" in text
+
+
+def test_readme_quotes_the_eight_number_sort_sweep():
+    row = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| sort, 2–8 numbers")]
+    assert len(row) == 1
+    meta, mean, se, rho, gap, se_gap, z = len8_numbers()
+    small = [rho[k] for k in (1e-4, 3e-4, 1e-3)]
+    assert (f"τ = 1e-4 {mean[1e-4]:.3f} ± {se[1e-4]:.3f} against no ACT {mean[None]:.3f} ± {se[None]:.3f}; τ = 3e-4 "
+            f"{mean[3e-4]:.3f}, τ = 1e-3 {mean[1e-3]:.3f}, τ = 1e-2 {mean[1e-2]:.3f}, all within two standard errors; ρ "
+            f"{min(small):.2f}–{max(small):.2f} at τ ≤ 1e-3") in row[0]
