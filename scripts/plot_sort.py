@@ -7,8 +7,9 @@
 
 The input is what scripts/sweep.py leaves in results/<sweep>/ (runs.csv, difficulty.csv,
 curves.csv, sweep.json). It prints the error and ponder per tau and saves four PNGs,
-sort_*.png (or <prefix>_*.png), through act_experiments.figures.save_figure, so the same CSV files always give the
-same bytes. What each figure shows, and which sweep is the default: act_experiments.plots.sort.
+sort_*.png (or <prefix>_*.png), through act_experiments.figures.save_figure, so the same CSV
+files always give the same bytes. What each figure shows, and which sweep is the default:
+act_experiments.plots.sort.
 """
 
 import sys

@@ -254,6 +254,14 @@ def curves(sweep):
         return list(csv.DictReader(f))
 
 
+def error_curves(sweep):
+    """{run: {iteration: held-out sequence error}} from a sweep's curves.csv."""
+    out = {}
+    for r in curves(sweep):
+        out.setdefault(r["run"], {})[int(r["iteration"])] = float(r["sequence_error"])
+    return out
+
+
 def test_committed_sweep_quotes_match_its_files():
     checked = 0
     for name, i, _, src in cells("markdown"):
@@ -553,9 +561,7 @@ def test_notebook_05_gpu_sweep_failures_ponder_most():
     fewer = sum(ponder[run][16] < ponder[run][1] for run in mid)
     assert f"at τ = 0.001 and 0.003 {WORDS[fewer]} of the {WORDS[len(mid)]} networks ponder less on sixteen bits than on one" in text
     # the learning curves: the first network below 0.4 error, and still falling at the end
-    curve = {}
-    for r in curves("parity16_gpu"):
-        curve.setdefault(r["run"], {})[int(r["iteration"])] = float(r["sequence_error"])
+    curve = error_curves("parity16_gpu")
     left = min(it for run, c in curve.items() if run.startswith("tau") for it, e in c.items() if e < 0.4)
     assert f"the first network leaves it (error below 0.4) at iteration {left}" in text
     for t in ("0.0001", "0.0003", "0.001"):
@@ -696,9 +702,7 @@ def test_notebook_06_quotes_the_ten_gate_logic_sweep():
             f"iterations; at ten it is still at {mean[None]:.3f} after 20 000") in text
     assert f"the ten-gate sweep of section 8 leaves ours at {mean[None]:.3f} after 20 000 iterations" in text
     assert f"here the baseline is at {mean[None]:.2f} and τ = 1e-3 at {mean[1e-3]:.2f}" in text
-    curve = {}
-    for r in curves("logic_gates10"):
-        curve.setdefault(r["run"], {})[int(r["iteration"])] = float(r["sequence_error"])
+    curve = error_curves("logic_gates10")
     for prefix in ("tau0.001-", "noact-"):
         group = [c for run, c in curve.items() if run.startswith(prefix)]
         assert np.mean([c[20000] for c in group]) < np.mean([c[16000] for c in group]) - 0.02, prefix
@@ -972,9 +976,9 @@ def test_notebook_08_quotes_the_eight_number_sort_sweep():
     l8 = {r["run"]: float(r["sequence_error"]) for r in runs("sort_calibration/sort_cal_l8")}
     assert min(l8["tau0.001-seed0"], l8["tau0.01-seed0"]) > l8["noact-seed0"]
     assert "at 8 numbers both ACT networks ended behind the baseline" in text
-    curve = {}
-    for r in curves("sort_calibration/sort_cal_l8_bias"):
-        curve.setdefault(r["run"], {})[int(r["iteration"])] = float(r["sequence_error"])
+    curve = error_curves("sort_calibration/sort_cal_l8_bias")
+    assert (f"The calibration's gap ({float(cal['tau0.0001-seed0']['sequence_error']):.3f} against "
+            f"{float(cal['noact-seed0']['sequence_error']):.3f}) was one seed at one evaluation") in text
     assert (f"a thousand iterations earlier the same two networks stood at {curve['tau0.0001-seed0'][9000]:.3f} and "
             f"{curve['noact-seed0'][9000]:.3f}") in text
     # the result
@@ -1020,15 +1024,19 @@ def test_docs_sort_quotes_the_eight_number_sort_sweep():
     assert f"ponder ρ = {min(small):.2f}–{max(small):.2f}, which is between" in text
     # the later calibration run at lr 1e-3
     cal = {r["run"]: r for r in runs("sort_calibration/sort_cal_l8_lr1e-3")}
-    curve = {}
-    for r in curves("sort_calibration/sort_cal_l8_lr1e-3"):
-        curve.setdefault(r["run"], {})[int(r["iteration"])] = float(r["sequence_error"])
+    curve = error_curves("sort_calibration/sort_cal_l8_lr1e-3")
     for run, label in (("tau0.0001-seed0", "τ = 1e-4"), ("tau0.001-seed0", "τ = 1e-3"), ("noact-seed0", "no ACT")):
         rho_end = f"{float(cal[run]['mean_ponder']):.2f}"
         assert f"| {label} | {curve[run][18000]:.3f} | {float(cal[run]['sequence_error']):.3f} | {rho_end} |" in text, run
     d_end = float(cal["noact-seed0"]["sequence_error"]) - float(cal["tau0.0001-seed0"]["sequence_error"])
     d_before = curve["tau0.0001-seed0"][18000] - curve["noact-seed0"][18000]
     assert f"τ = 1e-4 was {d_end:.3f} below no ACT; one evaluation\nearlier it was {d_before:.3f} above" in text
+    cal8 = {r["run"]: float(r["sequence_error"]) for r in runs("sort_calibration/sort_cal_l8_bias")}
+    assert f"the gap it showed ({cal8['tau0.0001-seed0']:.3f} against {cal8['noact-seed0']:.3f})" in text
+    act_rho = [float(cal[run]["mean_ponder"]) for run in ("tau0.0001-seed0", "tau0.001-seed0")]
+    assert all(round(r, 1) == 5.6 for r in act_rho) and "(ρ about 5.6, so 4.6 to 5.6 updates" in text
+    wall = json.loads((ROOT / "results" / "sort_calibration" / "sort_cal_l8_lr1e-3" / "sweep.json").read_text())["wall_time_s"]
+    assert f"It took {round(wall)} s of one core for one seed ({wall / 3600:.1f} hours)" in text
     walls = [json.loads((ROOT / "results" / "sort_calibration" / name / "sweep.json").read_text())["wall_time_s"]
              for name in (*SORT_CALIBRATION, "sort_cal_l8_lr1e-3")]
     assert f"the sort calibration took about {sum(round(w) for w in walls) / 60:.0f} minutes" in text
