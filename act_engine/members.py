@@ -35,6 +35,17 @@ def check_members(configs, shared):
     return configs
 
 
+def halting_mask(configs, shape, dtype):
+    """What multiplies every member's halting units: None when every member is ACT (nothing to
+    multiply, so ACT's numbers are untouched), else an array of ``shape`` (K first) holding 1.0
+    for an ACT member and 0.0 for a fixed-computation one (config ``fixed_ponder`` F: h = 0, so
+    it runs to its cap M = F). Configs from before ``fixed_ponder`` existed are ACT."""
+    fixed = [c.get("fixed_ponder") is not None for c in configs]
+    if not any(fixed):
+        return None
+    return np.array([0.0 if f else 1.0 for f in fixed], dtype=dtype).reshape(shape)
+
+
 def check_member(k, K):
     """k as an int once it is a member's index in [0, K); ValueError naming k otherwise."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < K:

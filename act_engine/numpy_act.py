@@ -66,12 +66,15 @@ def _all_rows(arrays):
 # ---------------------------------------------------------------------------------------------
 
 
-def forward_pass(x, P, cell, epsilon, max_ponder, keep=True):
+def forward_pass(x, P, cell, epsilon, max_ponder, keep=True, halting=None):
     """act_forward on checked arrays, which may carry leading axes (K networks stacked).
 
     x (..., B, T, D); P: the seven parameters, each (..., *its shape in params.py); epsilon and
     max_ponder: numbers, or arrays that broadcast against the rows (..., B), e.g. (K, 1).
     keep=False keeps nothing for a backward pass (an evaluation), and the cache is None.
+    halting: None, or an array of 1.0 (ACT) and 0.0 (the fixed-computation control of
+    act_numpy.act.fixed_forward: h = 0, so the row runs to its cap) that multiplies every h^n
+    and broadcasts against the rows, e.g. (K, 1).
     Returns y (..., B, T, O), N (..., B, T), R (..., B, T) and the cache, as act_forward.
     """
     *lead, B, T, D = x.shape
@@ -88,7 +91,7 @@ def forward_pass(x, P, cell, epsilon, max_ponder, keep=True):
     steps = []
     for t in range(T):
         state, st, N[..., t], R[..., t] = ponder(xW[..., t, :], w_flag, state, P, cell, epsilon, max_ponder,
-                                                 keep)
+                                                 keep, halting)
         S[..., t, :] = state if cell == "rnn" else state[0]
         steps.append(st)
 
@@ -98,13 +101,13 @@ def forward_pass(x, P, cell, epsilon, max_ponder, keep=True):
     return y, N, R, cache
 
 
-def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, keep=True):
+def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, keep=True, halting=None):
     """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
 
     xW_t (..., B, G): x_t W_in + b_s; w_flag (..., G): the flag's row of W_x; state: s_{t-1},
     (..., B, H) or for the LSTM the pair (s, c). Steps run while any row is still running.
-    Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps (None unless ``keep``), N (..., B)
-    and R (..., B).
+    halting: forward_pass's. Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps (None
+    unless ``keep``), N (..., B) and R (..., B).
     """
     lstm = cell == "lstm"
     cell_forward = lstm_forward if lstm else rnn_forward
@@ -126,6 +129,8 @@ def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, keep=True):
         new, cell_cache = cell_forward(z, prev)
         s_new = new[0] if lstm else new
         h = sigmoid(s_new @ P["W_h"] + P["b_h"][..., None, :])[..., 0]   # eq. (5), from the new state
+        if halting is not None:
+            h = h * halting                                      # 0 for a fixed-computation member
         p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
         mean_s += p[..., None] * s_new                           # eq. (9): s_t = sum_n p^n s^n
         if lstm:

@@ -10,7 +10,8 @@ that axis: NumPy's ``@`` multiplies the K members' matrices in one call, so K sm
 about as many Python steps as one.
 
 Each member keeps what makes it its own run: its initial parameters (from its seed), time penalty tau, halting threshold epsilon, cap M (a no-ACT
-baseline is the member with M = 1), halting bias and learning rate. What the members share is
+baseline is the member with M = 1), halting bias and learning rate, and whether it halts at all
+(a fixed-computation control, ``fixed_ponder`` F, is the member with M = F and h = 0). What the members share is
 the shape of the computation: task and task options, cell, hidden size, batch size and dtype.
 Halting, masks and ponder cost are per member and per sequence; the ponder loop goes on while
 any row of any member is still running, and the steps a row takes after it halted get weight
@@ -30,7 +31,7 @@ from act_numpy.model import objective
 from act_numpy.optim import Adam
 from act_numpy.params import PARAM_NAMES
 
-from .members import SHARED, check_member, check_members, pack_state, unpack_state
+from .members import SHARED, check_member, check_members, halting_mask, pack_state, unpack_state
 from .numpy_act import backward_pass, forward_pass
 
 
@@ -59,6 +60,7 @@ class Population:
         self.epsilon = np.array([c["epsilon"] for c in configs]).reshape(self.K, 1)
         self.max_ponder = np.array([c["max_ponder"] for c in configs]).reshape(self.K, 1)
         self.tau = np.array([c["tau"] for c in configs]).reshape(self.K, 1, 1)
+        self.halting = halting_mask(configs, (self.K, 1), self.dtype)
         # member k's Adam holds views of row k of the stacked arrays and updates them in place
         self.optimizers = [Adam({name: p[k] for name, p in self.params.items()}, lr=c["lr"])
                            for k, c in enumerate(configs)]
@@ -76,7 +78,8 @@ class Population:
                              f"got x {x.shape}, mask {mask.shape}")
         for name, p in self.params.items():
             real_array(f"params[{name!r}]", p)      # NaN or inf: the loop reports divergence
-        y_hat, N, R, cache = forward_pass(x, self.params, self.cell, self.epsilon, self.max_ponder, keep=backward)
+        y_hat, N, R, cache = forward_pass(x, self.params, self.cell, self.epsilon, self.max_ponder, keep=backward,
+                                        halting=self.halting)
         total, dy, dponder, stats = objective(y_hat, N, R, y, mask, loss=self.loss_kind,
                                               heads=self.heads, tau=self.tau)
         grads = backward_pass(dy, dponder, cache) if backward else None

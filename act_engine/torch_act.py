@@ -18,6 +18,7 @@ Checked against ``act_torch.act.act_forward`` in tests/test_engine_torch.py.
 
 import torch
 
+from act_numpy.checks import check_int
 from act_torch.act import halting_distribution, lstm_cell, prepare, rnn_cell
 
 
@@ -45,16 +46,26 @@ def act_forward_fixed_steps(x, params, ponder_steps, *, cell="rnn", epsilon=0.01
     return ponder_fixed_steps(x, P, cell, 1.0 - epsilon, max_ponder, min(ponder_steps, max_ponder))
 
 
-def ponder_until_halted(x, P, cell, threshold, cap, longest, record=None):
+def fixed_forward(x, params, *, cell="rnn", fixed_ponder=1, record=None):
+    """``act_torch.act.fixed_forward`` on the engine's loop: exactly ``fixed_ponder`` updates per
+    input step, no halting unit; what a single PyTorch run of the fixed-computation control calls."""
+    fixed_ponder = check_int("fixed_ponder", fixed_ponder, 1)
+    x, P, _ = prepare(x, params, cell, 0.01, fixed_ponder)
+    return ponder_until_halted(x, P, cell, 0.99, fixed_ponder, fixed_ponder, record, halting=0.0)
+
+
+def ponder_until_halted(x, P, cell, threshold, cap, longest, record=None, halting=None):
     """ACT's forward on validated inputs, pondering until every row has halted or met its cap.
 
     One network: x (B, T, D), P the seven parameters (checked: act_torch.act.prepare), threshold
     1 - eps (a number), cap M (an int). K networks: x (K, B, T, D), P with every parameter stacked on a leading member axis
     (W_s (K, H, G), b_s (K, G), ...), threshold (K, 1, 1) and cap (K, 1, 1) int64 tensors, one
     value per member. longest: the largest cap (an int). record: see act_torch.act.act_forward.
+    halting: None, or what multiplies every h^n: 0.0 for one fixed-computation network, or for K
+    members a (K, 1, 1) tensor of 1.0 (ACT) and 0.0 (fixed: h = 0, so the member runs to its cap).
     Returns y (..., B, T, O), N (..., B, T) int64 and R (..., B, T), where ... is () or (K,).
     """
-    loop = PonderLoop(x, P, cell, threshold, cap, longest)
+    loop = PonderLoop(x, P, cell, threshold, cap, longest, halting)
     state = loop.initial_state()
     for t in range(loop.T):
         cum, prev = None, state
@@ -66,14 +77,14 @@ def ponder_until_halted(x, P, cell, threshold, cap, longest, record=None):
     return loop.read_out(record)
 
 
-def ponder_fixed_steps(x, P, cell, threshold, cap, ponder_steps):
+def ponder_fixed_steps(x, P, cell, threshold, cap, ponder_steps, halting=None):
     """ponder_until_halted with exactly ``ponder_steps`` ponder steps at every input step and no
     host synchronisation, for CUDA graphs. The arguments and the first three results are those
     of ponder_until_halted; the fourth, complete, is a 0-d bool tensor: True when every row of
     every network halted (or met its cap) within the budget, and only then are the results
     those of ponder_until_halted.
     """
-    loop = PonderLoop(x, P, cell, threshold, cap, ponder_steps)
+    loop = PonderLoop(x, P, cell, threshold, cap, ponder_steps, halting)
     state = loop.initial_state()
     unfinished = []
     for t in range(loop.T):
@@ -102,10 +113,11 @@ class PonderLoop:
     Arguments as ponder_until_halted's; limit: the most ponder steps any input step may take.
     """
 
-    def __init__(self, x, P, cell, threshold, cap, limit):
+    def __init__(self, x, P, cell, threshold, cap, limit, halting=None):
         self.lead = x.shape[:-3]                       # () for one network, (K,) for K of them
         self.B, self.T, D = x.shape[-3:]
         self.P, self.threshold, self.cap, self.limit = P, threshold, cap, limit
+        self.halting = halting
         self.lstm = cell == "lstm"
         self.cell_fn = lstm_cell if self.lstm else rnn_cell
         W_s = P["W_s"]
@@ -159,6 +171,8 @@ class PonderLoop:
             self.cells.append(state[1])
         # eq. (5) from the state just made, and its running sum for the halting test of eq. (7)
         h = torch.sigmoid_(_affine(self.b_h_test, s.detach(), self.W_h_test))
+        if self.halting is not None:
+            h = h * self.halting                 # 0 for a fixed-computation network: no halting unit
         cum = h if cum is None else cum + h
         self.sums.append(cum)
         return state, cum
@@ -190,6 +204,8 @@ class PonderLoop:
         # eq. (5) again, now with gradient: all halting units of step t in one product
         h = torch.sigmoid(_affine(self.rows(self.P["b_h"]), S_n.flatten(-3, -2), self.P["W_h"]))
         h = h.view(*self.lead, self.B, n_steps)
+        if self.halting is not None:
+            h = h * self.halting
         p, R = halting_distribution(h, N, steps)                 # eqs (6), (8)
         # eq. (9): s_t = sum_n p^n s^n, as multiply-and-sum: a batched matrix product of
         # B tiny (1, n) x (n, H) blocks is several times slower on the CPU

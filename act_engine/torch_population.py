@@ -9,7 +9,8 @@ turns K products of (B, H) x (H, G) into one batched product of (K, B, H) x (K, 
 whole population takes one step for about the price of a few networks.
 
 Each member keeps everything that makes it its own run: its initial parameters (from its seed), time penalty tau, halting threshold epsilon, cap M (a no-ACT
-baseline is the member with M = 1), halting bias and learning rate. What the members share is
+baseline is the member with M = 1), halting bias and learning rate, and whether it halts at all
+(a fixed-computation control, ``fixed_ponder`` F, is the member with M = F and h = 0). What the members share is
 the shape of the computation: task and task options, cell, hidden size, batch size, dtype and
 device. Halting, masks and ponder cost are per member and per sequence, exactly as in a single
 run; the ponder loop goes on while any row of any member is still running, and the steps a row
@@ -66,6 +67,8 @@ class Population:
         self.tau = torch.tensor([c["tau"] for c in configs], **as_t)
         self.threshold = torch.tensor([1.0 - c["epsilon"] for c in configs], **as_t).view(column)
         self.max_ponder = torch.tensor([c["max_ponder"] for c in configs], device=self.device).view(column)
+        mask = members.halting_mask(configs, column, np.float64)      # None unless a member is fixed
+        self.halting = None if mask is None else torch.tensor(mask, **as_t)
         self.lr = torch.tensor([float(c["lr"]) for c in configs], dtype=torch.float64)
         # Adam's step count per member: members may resume from checkpoints of different ages
         self.adam_t = np.zeros(self.K, dtype=np.int64)
@@ -93,8 +96,10 @@ class Population:
         """
         if ponder_steps is None:
             longest = int(self.max_ponder.max())
-            return ponder_until_halted(x, self.params, self.cell, self.threshold, self.max_ponder, longest)
-        return ponder_fixed_steps(x, self.params, self.cell, self.threshold, self.max_ponder, ponder_steps)
+            return ponder_until_halted(x, self.params, self.cell, self.threshold, self.max_ponder, longest,
+                                       halting=self.halting)
+        return ponder_fixed_steps(x, self.params, self.cell, self.threshold, self.max_ponder, ponder_steps,
+                                  halting=self.halting)
 
     # -----------------------------------------------------------------------------------------
     # Loss, step, evaluation

@@ -57,7 +57,8 @@ class NumpyBackend:
         params = {k: v.astype(self.dtype) for k, v in init_parameters(config).items()}
         self.model = ACTModel(config["cell"], D, config["hidden"], O, loss=loss, heads=heads,
                               tau=config["tau"], epsilon=config["epsilon"],
-                              max_ponder=config["max_ponder"], params=params)
+                              max_ponder=config["max_ponder"], params=params,
+                              fixed_ponder=config.get("fixed_ponder"))
         self.optimizer = Adam(self.model.params, lr=config["lr"])
 
     def train_step(self, x, y, mask):

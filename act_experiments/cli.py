@@ -66,6 +66,9 @@ def build_parser(backend, prog=None, backends=None):
     g.add_argument("--max-ponder", type=int, help="cap M on ponder steps (addition 20, others 100)")
     g.add_argument("--no-act", action="store_true",
                    help="the paper's baseline: one update per input (max ponder 1)")
+    g.add_argument("--fixed-ponder", type=int, metavar="F",
+                   help="the fixed-computation control: exactly F updates per input, no halting unit "
+                        "(F = 1 is --no-act)")
     g.add_argument("--halting-bias", type=float, help="initial halting bias b_h (default 1.0)")
     g.add_argument("--dtype", choices=DTYPES, help=f"default {backend.default_dtype}")
     g = p.add_argument_group("training")

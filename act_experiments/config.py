@@ -42,6 +42,7 @@ COMMON_DEFAULTS = {
     "lr": 1e-4,
     "halting_bias": 1.0,
     "no_act": False,
+    "fixed_ponder": None,     # None: ACT; F: the fixed-computation control, F updates per input
     "seed": 0,
     "eval_seed": None,        # None: the same as seed
     "iterations": 10_000,
@@ -50,8 +51,12 @@ COMMON_DEFAULTS = {
     "log_every": 10,
     "checkpoint_every": 60.0,  # seconds between checkpoints, besides those at evaluations
     "dtype": None,            # None: the backend's default (NumPy float64, PyTorch float32)
-    "out": None,              # None: runs/<backend>-<task>-seed<seed>[-noact]
+    "out": None,              # None: runs/<backend>-<task>-seed<seed>[-noact|-fixedF]
 }
+
+# Keys added to the config after runs were saved without them, and the value that describes
+# those runs; ``upgrade`` fills them in, so that an old checkpoint or sweep still resumes.
+ADDED_KEYS = {"fixed_ponder": None}
 
 # Which task each task option belongs to, e.g. {"bits": "parity", "max_digits": "addition"}.
 TASK_OF_OPTION = {opt: task for task, opts in tasks.DEFAULTS.items() for opt in opts}
@@ -103,8 +108,9 @@ def make_config(options, backend=None):
         raise ValueError(f"dtype must be one of {DTYPES}, got {config['dtype']!r}")
     if config["out"] is None:
         name = getattr(backend, "name", "run")
-        config["out"] = os.path.join(
-            "runs", f"{name}-{task}-seed{config['seed']}" + ("-noact" if config["no_act"] else ""))
+        kind = "-noact" if config["no_act"] else ("" if config["fixed_ponder"] is None
+                                                   else f"-fixed{config['fixed_ponder']}")
+        config["out"] = os.path.join("runs", f"{name}-{task}-seed{config['seed']}{kind}")
     config["out"] = str(config["out"])
     if not config["out"]:
         # "" would mean the current folder: the run's files would land among the user's own
@@ -142,13 +148,26 @@ def _check_values(config, options):
         if "max_ponder" in options and config["max_ponder"] != 1:
             raise ValueError("--no-act means max_ponder = 1; do not also set --max-ponder")
         config["max_ponder"] = 1
+    if config["fixed_ponder"] is not None:
+        # the fixed-computation control: ACT without its halting unit, run to the cap M = F
+        config["fixed_ponder"] = check_int("fixed_ponder", config["fixed_ponder"], 1)
+        if config["no_act"]:
+            raise ValueError("--no-act is --fixed-ponder 1 (one update per input); give only one of them")
+        if "max_ponder" in options and config["max_ponder"] != config["fixed_ponder"]:
+            raise ValueError("--fixed-ponder F means max_ponder = F; do not also set --max-ponder")
+        config["max_ponder"] = config["fixed_ponder"]
+
+
+def upgrade(config):
+    """A saved config with the keys added since it was saved (ADDED_KEYS), as they were then."""
+    return {**ADDED_KEYS, **config}
 
 
 def options_of(config):
     """Turn a full config back into options that make_config accepts."""
-    options = {k: v for k, v in config.items() if k != "task_options"}
+    options = {k: v for k, v in upgrade(config).items() if k != "task_options"}
     options.update(config["task_options"])
-    if options["no_act"]:
+    if options["no_act"] or options["fixed_ponder"] is not None:
         options.pop("max_ponder")
     return options
 

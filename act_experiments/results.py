@@ -12,10 +12,12 @@ A characters sweep (scripts/characters.py) has the same runs.csv and sweep.json 
 tables (curves.csv, classes.csv, passage.csv). ``load_sweep`` reads any of them. Every row of
 every table carries its run's
 
-    "key"   the τ, or NO_ACT for the no-ACT baseline: what the tables and figures group by
-    "tau"   the τ, or None for the baseline
+    "key"   the τ, NO_ACT for the no-ACT baseline, or fixed_key(F) for the fixed-computation
+            control with F updates per input: what the tables and figures group by
+    "tau"   the τ, or None for the baseline and the control
     "act"   whether the run used ACT
     "seed"  the run's seed
+    "fixed_ponder"  F for the control, else None (runs.csv files from before it have no column)
 
 and its other fields as numbers (None where empty). ``find_sweep`` and ``find_sweeps`` say which
 folders hold a sweep; ``tau_label`` is how a key is written in tables and on axes.
@@ -44,6 +46,11 @@ RESULTS = committed_results()
 NO_ACT = "no ACT"                          # the key of the baseline runs (a τ key is a float)
 TAU_TABLES = ("difficulty", "curves")      # a τ sweep's tables beside runs.csv
 TEXT_FIELDS = ("run", "class")             # the fields that stay text
+
+
+def fixed_key(F):
+    """The key of the fixed-computation runs with F updates per input: 'fixed 3'."""
+    return f"fixed {F}"
 
 
 def read_csv(path):
@@ -118,8 +125,10 @@ def load_sweep(name_or_path, tables=TAU_TABLES):
     for row in read_csv(folder / "runs.csv"):
         act = row["act"] == "1"
         tau = float(row["tau"]) if act else None
-        runs[row["run"]] = {"run": row["run"], "key": tau if act else NO_ACT, "tau": tau, "act": act,
-                            "seed": int(row["seed"]), **_fields(row, skip=("run", "tau", "act", "seed"))}
+        fixed = number(row.get("fixed_ponder", ""))        # older runs.csv files have no such column
+        key = tau if act else NO_ACT if fixed is None else fixed_key(fixed)
+        runs[row["run"]] = {"run": row["run"], "key": key, "tau": tau, "act": act, "seed": int(row["seed"]),
+                            **_fields(row, skip=("run", "tau", "act", "seed")), "fixed_ponder": fixed}
 
     def tagged(rows):
         out = []
@@ -183,8 +192,10 @@ def find_sweeps(results=RESULTS, verbose=True):
         except (OSError, KeyError, ValueError) as err:
             skip(folder, f"unreadable ({err!r})")
             continue
-        if all(r["key"] == NO_ACT for r in sweep["runs"]):
-            skip(folder, "no ACT runs")
+        if not any(r["act"] for r in sweep["runs"]):
+            if not any(r["fixed_ponder"] for r in sweep["runs"]):
+                skip(folder, "no ACT runs")
+            # else a fixed-computation control, read beside the ACT sweep it pairs with
             continue
         sweeps.append(sweep)
 
@@ -196,9 +207,9 @@ def find_sweeps(results=RESULTS, verbose=True):
 
 
 def tau_label(key):
-    """A key as tables and axes write it: NO_ACT as it is, a τ as a short power of ten
-    (0.001 -> '1e-3', 0.0003 -> '3e-4')."""
-    if key == NO_ACT:
-        return NO_ACT
+    """A key as tables and axes write it: NO_ACT and fixed_key(F) as they are, a τ as a short
+    power of ten (0.001 -> '1e-3', 0.0003 -> '3e-4')."""
+    if isinstance(key, str):
+        return key
     mantissa, exponent = f"{key:.0e}".split("e")
     return f"{mantissa}e{int(exponent)}"

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from .checkpoints import read_log
+from .config import upgrade
 from .results import write_csv
 
 def run_record(run_id, folder, metric):
@@ -23,11 +24,12 @@ def run_record(run_id, folder, metric):
     metric: the error measure the run reports ("sequence_error"; "bits_per_char" for text).
     """
     s = json.loads((Path(folder) / "summary.json").read_text())
-    cfg, ev = s["config"], s["final_eval"]
-    act = not cfg["no_act"]
+    cfg, ev = upgrade(s["config"]), s["final_eval"]
+    act = not cfg["no_act"] and cfg["fixed_ponder"] is None
     row = {"run": run_id, "tau": cfg["tau"] if act else None, "act": int(act), "seed": cfg["seed"],
            metric: ev[metric], "mean_ponder": ev["mean_ponder"], "max_ponder": ev["max_ponder"],
-           "loss": ev["loss"], "iterations": s["iterations"], "train_time_s": round(s["train_time_s"], 2)}
+           "loss": ev["loss"], "iterations": s["iterations"], "train_time_s": round(s["train_time_s"], 2),
+           "fixed_ponder": cfg["fixed_ponder"]}
     curves = [{"run": run_id, "iteration": r["iteration"], metric: r[metric], "mean_ponder": r["mean_ponder"]}
               for r in read_log(Path(folder) / "log.jsonl") if r["kind"] == "eval"]
     return row, curves, ev

@@ -10,18 +10,20 @@ import math
 
 import numpy as np
 
-from act_experiments.results import NO_ACT, tau_label
+from act_experiments.results import NO_ACT, fixed_key, tau_label
 
 
 def taus(sweep):
     """The τ values of the sweep, ascending."""
-    return sorted({r["key"] for r in sweep["runs"] if r["key"] != NO_ACT})
+    return sorted({r["key"] for r in sweep["runs"] if r["act"]})
 
 
 def keys(sweep):
-    """The taus, ascending, then NO_ACT when the sweep has baseline runs."""
+    """The taus, ascending, then NO_ACT when the sweep has baseline runs, then the keys of its
+    fixed-computation runs (results.fixed_key), F ascending."""
     baseline = any(r["key"] == NO_ACT for r in sweep["runs"])
-    return taus(sweep) + ([NO_ACT] if baseline else [])
+    fixed = sorted({r["fixed_ponder"] for r in sweep["runs"] if r["fixed_ponder"] is not None})
+    return taus(sweep) + ([NO_ACT] if baseline else []) + [fixed_key(F) for F in fixed]
 
 
 def mean_se(values):

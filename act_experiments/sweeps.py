@@ -4,7 +4,10 @@
         --iterations 3000 --taus 1e-4,1e-3,1e-2,1e-1 --seeds 3
 
 The runs of a sweep are every (tau, seed) pair and, unless --no-baseline, each seed with
---no-act (the cap M = 1). Each run is the shared training loop (``training``) with its own run
+--no-act (the cap M = 1), and every (F, seed) pair of --fixed-ponders: the fixed-computation
+control, exactly F updates per input and no halting unit (--fixed-ponder F of scripts/train.py).
+A sweep with --fixed-ponders and no --taus is a control of its own: run with the settings and
+seeds of an ACT sweep, its runs pair with that sweep's seed by seed. Each run is the shared training loop (``training``) with its own run
 folder: log, checkpoint, summary, exactly the files of ``python scripts/train.py``.
 
 How the runs are scheduled (none of it changes what a run computes; the numbers agree to
@@ -34,7 +37,8 @@ divided by its members. Runs are written to runs/sweeps/<name>/ (not committed);
 results go to results/<name>/ (committed):
 
     runs.csv        one row per run: tau (empty for no ACT), act, seed, final held-out sequence
-                    error, mean and max ponder, loss, iterations, training seconds
+                    error, mean and max ponder, loss, iterations, training seconds, fixed_ponder
+                    (F for the fixed-computation control, else empty)
     difficulty.csv  one row per run and difficulty: count, error, ponder (held-out set)
     curves.csv      one row per run and evaluation: iteration, sequence error, mean ponder
     sweep.json      the command, the shared options, engine, backend, wall time, machine
@@ -71,7 +75,7 @@ from pathlib import Path
 from . import tasks
 from .checkpoints import WriteFailed
 from .cli import OneLineParser, build_parser, fail
-from .config import data_sha256, make_config
+from .config import data_sha256, make_config, upgrade
 from .results import write_json
 from .sweep_results import collect, machine
 from .sweep_workers import backend_classes, finished, plan_shards, run_shards
@@ -82,7 +86,7 @@ ENGINES, BACKENDS = ("population", "pool"), ("numpy", "torch")
 # how a run is carried out rather than what it computes: free to change between two sweeps
 SCHEDULING = ("out", "device", "checkpoint_every")
 # options the sweep sets for each run itself
-SET_BY_SWEEP = ("task", "seed", "tau", "no_act", "out", "resume", "device")
+SET_BY_SWEEP = ("task", "seed", "tau", "no_act", "fixed_ponder", "out", "resume", "device")
 
 
 def default_backend(device):
@@ -106,7 +110,10 @@ def parse_args(argv=None, script="sweep.py", task=None):
     ap.add_argument("--name", required=True, help="sweep name: results/<name>/ and runs/sweeps/<name>/")
     if task is None:
         ap.add_argument("--task", required=True, help=", ".join(tasks.ALL_TASKS))
-    ap.add_argument("--taus", required=True, help="comma-separated time penalties, e.g. 1e-4,1e-3")
+    ap.add_argument("--taus", default="", help="comma-separated time penalties, e.g. 1e-4,1e-3")
+    ap.add_argument("--fixed-ponders", default="", metavar="F[,F...]",
+                    help="the fixed-computation control: runs with exactly F updates per input and no "
+                         "halting unit (fixedF-seedS), beside the tau and no-ACT runs")
     ap.add_argument("--seeds", type=int, default=1 if task == "characters" else 3,
                     help="networks per tau (seeds 0..seeds-1)")
     ap.add_argument("--first-seed", type=int, default=0, metavar="S",
@@ -133,8 +140,9 @@ def parse_args(argv=None, script="sweep.py", task=None):
         args.taus = [float(t) for t in args.taus.split(",") if t]
     except ValueError as e:
         ap.error(f"--taus: {e}")
-    if not args.taus or args.seeds < 1 or (args.workers is not None and args.workers < 1):
-        ap.error("need at least one tau, one seed and one worker")
+    args.fixed_ponders = parse_fixed_ponders(ap, args.fixed_ponders)
+    if not (args.taus or args.fixed_ponders) or args.seeds < 1 or (args.workers is not None and args.workers < 1):
+        ap.error("need at least one tau or fixed ponder, one seed and one worker")
     if args.first_seed < 0:
         ap.error(f"--first-seed must be at least 0, got {args.first_seed}")
     ids = [f"tau{t:g}" for t in args.taus]
@@ -156,6 +164,20 @@ def parse_args(argv=None, script="sweep.py", task=None):
     if args.workers is None:
         args.workers = 1 if args.device.startswith("cuda") else (os.cpu_count() or 1)
     return args, passthrough
+
+
+def parse_fixed_ponders(parser, text):
+    """--fixed-ponders "10,3" -> [10, 3] (kept in the order given: the order the runs are planned
+    in); one line for anything but distinct integers >= 2 (F = 1 is the no-ACT baseline)."""
+    try:
+        values = [int(f) for f in text.split(",") if f]
+    except ValueError as e:
+        parser.error(f"--fixed-ponders: {e}")
+    if any(f < 2 for f in values):
+        parser.error(f"--fixed-ponders must be integers >= 2 (F = 1 is the no-ACT baseline), got {text}")
+    if len(set(values)) < len(values):
+        parser.error(f"--fixed-ponders: give each F once, got {text}")
+    return values
 
 
 def resolve_device(parser, args):
@@ -193,20 +215,24 @@ def passthrough_options(tokens, backend="torch", script="sweep.py"):
 
 
 def jobs_for(args, shared):
-    """(run_id, options) of every run of the sweep: each tau and seed, then each baseline seed."""
+    """(run_id, options) of every run of the sweep: each tau and seed, then each baseline seed,
+    then each fixed ponder F and seed."""
     jobs = []
-    variants = [(tau, False) for tau in args.taus] + ([] if args.no_baseline else [(None, True)])
-    for tau, no_act in variants:
+    variants = ([("tau", tau) for tau in args.taus] + ([] if args.no_baseline else [("noact", None)])
+                + [("fixed", F) for F in args.fixed_ponders])
+    for kind, value in variants:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
-            run_id = f"noact-seed{seed}" if no_act else f"tau{tau:g}-seed{seed}"
+            name = f"tau{value:g}" if kind == "tau" else "noact" if kind == "noact" else f"fixed{value}"
+            run_id = f"{name}-seed{seed}"
             options = dict(shared, task=args.task, seed=seed, out=str(run_folder(args.name) / run_id))
             if args.backend == "torch":
                 options["device"] = args.device
-            if no_act:
-                options["no_act"] = True
-                options.pop("max_ponder", None)     # the baseline is the cap M = 1 by definition
+            if kind == "tau":
+                options["tau"] = value
             else:
-                options["tau"] = tau
+                # the baseline is the cap M = 1 by definition, the control the cap M = F
+                options.pop("max_ponder", None)
+                options.update(no_act=True) if kind == "noact" else options.update(fixed_ponder=value)
             jobs.append((run_id, options))
     return jobs
 
@@ -237,6 +263,8 @@ def sweep_config(args, jobs, configs):
     runs = {run_id: {k: v for k, v in c.items() if k not in SCHEDULING} for (run_id, _), c in zip(jobs, configs)}
     config = {"task": args.task, "taus": args.taus, "seeds": args.seeds, "baseline": not args.no_baseline,
               "backend": args.backend, "data_sha256": data_sha256(configs[0]), "runs": runs}
+    if args.fixed_ponders:
+        config["fixed_ponders"] = args.fixed_ponders
     if args.first_seed:
         config["first_seed"] = args.first_seed
     return json.loads(json.dumps(config))     # as it reads back from the file
@@ -245,13 +273,16 @@ def sweep_config(args, jobs, configs):
 def differences(old, new):
     """The settings that differ between two sweep configs, as text: "--lr 0.001 before, 0.01 now"."""
     names = {"task": "--task", "taus": "--taus", "seeds": "--seeds", "baseline": "the baseline (--no-baseline)",
-             "backend": "--backend"}
-    # a sweep stored before backends could be chosen was trained by PyTorch
-    old = {"backend": "torch", **old}
+             "backend": "--backend", "fixed_ponders": "--fixed-ponders"}
+    # a sweep stored before backends could be chosen was trained by PyTorch; one stored without
+    # fixed ponders has none (and neither has a new one that asks for none)
+    old = {"backend": "torch", "fixed_ponders": [], **old}
+    new = {"fixed_ponders": [], **new}
     diffs = [(names[k], old.get(k), new[k]) for k in names if old.get(k) != new[k]]
     changed = {}
     for run_id in sorted(new["runs"].keys() & old.get("runs", {}).keys()):
-        flat_old, flat_new = (_flat(c["runs"][run_id]) for c in (old, new))
+        # a run stored before a config key existed had that key's old value (config.upgrade)
+        flat_old, flat_new = (_flat(upgrade(c["runs"][run_id])) for c in (old, new))
         for k in sorted(flat_old.keys() | flat_new.keys()):
             if flat_old.get(k) != flat_new.get(k):
                 changed.setdefault(k, (flat_old.get(k), flat_new.get(k)))
@@ -376,6 +407,7 @@ def _sweep(argv, script, task):
                 "task": args.task, "taus": args.taus, "seeds": args.seeds, "baseline": not args.no_baseline,
                 "engine": args.engine, "backend": args.backend, "device": args.device,
                 "shared_options": shared, "runs": len(runs), "workers": args.workers,
+                **({"fixed_ponders": args.fixed_ponders} if args.fixed_ponders else {}),
                 "train_wall_time_s": round(train_wall, 1), "wall_time_s": round(train_wall + analysis, 1),
                 "machine": machine()}
         if args.first_seed:

@@ -59,6 +59,7 @@ class TorchBackend:
             device = "cpu"
         self.device, self.dtype = torch.device(device), TORCH_DTYPES[config["dtype"]]
         self.tau = config["tau"]
+        self.fixed_ponder = config.get("fixed_ponder")     # None: ACT; F: the fixed-computation control
         self.model = ACT.from_numpy(init_parameters(config), config["cell"], epsilon=config["epsilon"],
                                     max_ponder=config["max_ponder"], dtype=self.dtype, device=self.device)
         self.params = self.model.params()      # name -> nn.Parameter, the paper's names
@@ -69,8 +70,12 @@ class TorchBackend:
         as_t = dict(dtype=self.dtype, device=self.device)
         target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
         # the engine's loop: act_torch.act.act_forward's numbers (tests/test_engine_torch.py), faster
-        y_hat, N, R = torch_act.act_forward(torch.as_tensor(x, **as_t), self.params, cell=self.model.cell,
-                                            epsilon=self.model.epsilon, max_ponder=self.model.max_ponder)
+        x = torch.as_tensor(x, **as_t)
+        if self.fixed_ponder is not None:
+            y_hat, N, R = torch_act.fixed_forward(x, self.params, cell=self.model.cell, fixed_ponder=self.fixed_ponder)
+        else:
+            y_hat, N, R = torch_act.act_forward(x, self.params, cell=self.model.cell,
+                                                epsilon=self.model.epsilon, max_ponder=self.model.max_ponder)
         loss, wrong, rho = act_loss(y_hat, N, R, target, live, steps, kind=self.loss_kind, heads=self.heads,
                                     tau=self.tau)
         return loss, statistics(wrong, rho, N)
@@ -83,7 +88,8 @@ class TorchBackend:
         for p in self.params.values():
             if p.grad is None:
                 # a parameter outside the graph (W_h, b_h when --no-act: eq. 20 leaves them no
-                # gradient) still takes its Adam step with a zero gradient, as in NumPy
+                # gradient; with --fixed-ponder nothing reads them) still takes its Adam step with
+                # a zero gradient, as in NumPy
                 p.grad = torch.zeros_like(p)
         self.optimizer.step()
         return {"loss": loss.item(), **stats}

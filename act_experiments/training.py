@@ -60,7 +60,8 @@ from tqdm import tqdm
 from . import tasks
 from .checkpoints import (Damaged, WriteFailed, atomic_write, load_checkpoint, log_at_checkpoint, open_log,
                           read_log, save_checkpoint, truncate_log, writing)
-from .config import DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters, make_config, options_of
+from .config import (DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters, make_config, options_of,
+                     upgrade)
 from .evaluation import Tally, by_difficulty, evaluate_runs, headline, text_tau
 from .stopping import Diverged, StopRequests, Stopped
 
@@ -108,7 +109,7 @@ def prepare(options, backend, resume=False):
     state, meta = load_checkpoint(path)
     if meta["backend"] != backend.name:
         raise ValueError(f"{path} was written by the {meta['backend']} backend; resume it with that backend")
-    saved = meta["config"]
+    saved = upgrade(meta["config"])      # a run saved before a key existed still resumes
     if options.get("task", saved["task"]) != saved["task"]:
         raise ValueError(f"cannot resume with different ['task']: the saved run has task={saved['task']!r}")
     # the options given must describe the same run: compare them with the saved config

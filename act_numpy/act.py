@@ -2,6 +2,7 @@
 
     y, N, R, cache = act_forward(x, params, cell="rnn", epsilon=0.01, max_ponder=100)
     grads = act_backward(dy, dponder, cache)
+    y, N, R, cache = fixed_forward(x, params, cell="rnn", fixed_ponder=3)   # the control: 3 updates
 
 Shapes: x (B, T, D); y (B, T, O); N (B, T) int; R (B, T). Parameters: see ``params.py``.
 
@@ -28,6 +29,7 @@ import numpy as np
 
 from .cells import lstm_backward, lstm_forward, rnn_backward, rnn_forward, sigmoid
 from .halting import halting_backward, halting_step
+from .checks import check_int
 from .params import PARAM_NAMES, check_inputs
 
 
@@ -92,8 +94,25 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100):
     return forward_pass(x, P, cell, epsilon, max_ponder)
 
 
-def forward_pass(x, P, cell, epsilon, max_ponder):
-    """act_forward on checked arrays: x (B, T, D), P the seven parameters (params.py)."""
+def fixed_forward(x, params, *, cell="rnn", fixed_ponder=1):
+    """The fixed-computation control: exactly ``fixed_ponder`` updates F at every input step.
+
+    ACT with its halting unit removed: h^n = 0 for every n, so no row's sum reaches 1 - epsilon
+    and every row runs to the cap M = F (eq. 13), where p^F = R = 1 - 0 = 1 (eq. 8). The output
+    reads the last state alone, N = F and rho = F + 1 (eq. 10). It spends the same computation on
+    every input, which is what ACT must beat to show that *adapting* helps, not only pondering
+    more. F = 1 is the paper's baseline (--no-act). Returns what act_forward returns, and
+    act_backward takes its cache: W_h and b_h get zero gradients, since nothing reads them.
+    """
+    fixed_ponder = check_int("fixed_ponder", fixed_ponder, 1)
+    x, P = _prepare(x, params, cell, 0.01, fixed_ponder)
+    return forward_pass(x, P, cell, 0.01, fixed_ponder, halting=False)
+
+
+def forward_pass(x, P, cell, epsilon, max_ponder, halting=True):
+    """act_forward on checked arrays: x (B, T, D), P the seven parameters (params.py).
+
+    halting=False: the halting unit is removed (h = 0), as fixed_forward needs."""
     B, T, D = x.shape
     H = P["W_s"].shape[0]
     W_in, w_flag = P["W_x"][:D], P["W_x"][D]          # x~ W_x = x W_in + flag * w_flag
@@ -107,7 +126,7 @@ def forward_pass(x, P, cell, epsilon, max_ponder):
     R = np.zeros((B, T), dtype=x.dtype)
     steps = []
     for t in range(T):
-        state, st, N[:, t], R[:, t] = ponder(xW[:, t], w_flag, state, P, cell, epsilon, max_ponder)
+        state, st, N[:, t], R[:, t] = ponder(xW[:, t], w_flag, state, P, cell, epsilon, max_ponder, halting)
         S[:, t] = state if cell == "rnn" else state[0]
         steps.append(st)
 
@@ -117,11 +136,12 @@ def forward_pass(x, P, cell, epsilon, max_ponder):
     return y, N, R, cache
 
 
-def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
+def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, halting=True):
     """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
 
     xW_t (B, G): x_t W_in + b_s; w_flag (G,): the flag's row of W_x; state: s_{t-1}, (B, H) or
-    for the LSTM the pair (s, c). Steps run while any row is still running.
+    for the LSTM the pair (s, c). Steps run while any row is still running. halting=False sets
+    every h^n to 0, so every row runs to the cap M.
     Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps, N (B,) and R (B,).
     """
     lstm = cell == "lstm"
@@ -144,6 +164,8 @@ def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder):
         new, cell_cache = cell_forward(z, prev)
         s_new = new[0] if lstm else new
         h = sigmoid(s_new @ P["W_h"] + P["b_h"])[:, 0]           # eq. (5), from the new state
+        if not halting:
+            h = np.zeros_like(h)                                 # fixed_forward: no halting unit
         p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
         mean_s += p[:, None] * s_new                             # eq. (9): s_t = sum_n p^n s^n
         if lstm:

@@ -24,23 +24,26 @@ def rel_error(a, b):
     return float(np.max(np.abs(a - b)) / scale)
 
 
-def act_objective(x, params, dy, dponder, **act_kwargs):
+def act_objective(x, params, dy, dponder, forward=act_forward, **act_kwargs):
     """The scalar whose gradient act_backward(dy, dponder) returns: sum dy*y + sum dponder*(N+R).
 
+    forward: act_forward, or act.fixed_forward (the fixed-computation control).
     Returns (value, N), N so that callers can tell when a nudge crossed a discontinuity.
     """
-    y, N, R, _ = act_forward(x, params, **act_kwargs)
+    y, N, R, _ = forward(x, params, **act_kwargs)
     return float(np.sum(dy * y) + np.sum(dponder * (N + R))), N
 
 
-def check_act_gradients(x, params, dy, dponder, *, delta=1e-6, max_coords=None, rng=None, **act_kwargs):
+def check_act_gradients(x, params, dy, dponder, *, delta=1e-6, max_coords=None, rng=None, forward=act_forward,
+                        **act_kwargs):
     """Compare act_backward with centred differences for every parameter and for x.
 
-    delta: the nudge of each coordinate, f(v + delta) - f(v - delta) over 2 delta.
+    delta: the nudge of each coordinate, f(v + delta) - f(v - delta) over 2 delta. forward: the
+    forward whose cache act_backward takes (act_forward, or act.fixed_forward), given act_kwargs.
     max_coords: check at most this many coordinates per array (chosen by `rng`), or all if None.
     Returns {name: {"rel_error": float, "checked": int, "skipped": int}}.
     """
-    _, N0, _, cache = act_forward(x, params, **act_kwargs)
+    _, N0, _, cache = forward(x, params, **act_kwargs)
     grads = act_backward(dy, dponder, cache)
     arrays = dict(params, x=x)
     report = {}
@@ -57,9 +60,9 @@ def check_act_gradients(x, params, dy, dponder, *, delta=1e-6, max_coords=None, 
                 nudged = value.copy()
                 nudged[i] += sign * delta
                 if name == "x":
-                    f, N = act_objective(nudged, params, dy, dponder, **act_kwargs)
+                    f, N = act_objective(nudged, params, dy, dponder, forward, **act_kwargs)
                 else:
-                    f, N = act_objective(x, dict(params, **{name: nudged}), dy, dponder, **act_kwargs)
+                    f, N = act_objective(x, dict(params, **{name: nudged}), dy, dponder, forward, **act_kwargs)
                 vals.append((f, N))
             if not (np.array_equal(vals[0][1], N0) and np.array_equal(vals[1][1], N0)):
                 skipped += 1

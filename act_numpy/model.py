@@ -12,7 +12,7 @@ zero padding after a short sequence costs no ponder time.
 
 import numpy as np
 
-from .act import act_backward, act_forward
+from .act import act_backward, act_forward, fixed_forward
 from .losses import LOSSES, task_loss
 from .params import init_params
 
@@ -52,24 +52,33 @@ class ACTModel:
     cell: "rnn" or "lstm"; D, H, O: input, state and output sizes; loss: "sigmoid" or "softmax";
     heads: number of softmax groups in the O outputs (addition: 6); tau: time penalty;
     epsilon, max_ponder: halting threshold and cap M (max_ponder=1 is the no-ACT baseline:
-    one update per input). params: existing parameters, or None to draw them from rng.
+    one update per input). fixed_ponder: None for ACT, or F for the fixed-computation control
+    (act.fixed_forward: exactly F updates per input, no halting unit; max_ponder is then F).
+    params: existing parameters, or None to draw them from rng.
     """
 
     def __init__(self, cell, D, H, O, *, loss="sigmoid", heads=1, tau=1e-3, epsilon=0.01,
-                 max_ponder=100, halting_bias=1.0, rng=None, params=None, dtype=np.float64):
+                 max_ponder=100, halting_bias=1.0, rng=None, params=None, dtype=np.float64,
+                 fixed_ponder=None):
         if loss not in LOSSES:
             raise ValueError(f"unknown loss {loss!r}; expected one of {tuple(LOSSES)}")
         if tau < 0:
             raise ValueError(f"tau must be >= 0, got {tau}")
         self.cell, self.loss_kind, self.heads = cell, loss, heads
         self.tau, self.epsilon, self.max_ponder = tau, epsilon, max_ponder
+        self.fixed_ponder = fixed_ponder
+        if fixed_ponder is not None:
+            self.max_ponder = fixed_ponder
         if params is None:
             rng = rng if rng is not None else np.random.default_rng(0)
             params = init_params(cell, D, H, O, rng, halting_bias=halting_bias, dtype=dtype)
         self.params = params
 
     def forward(self, x):
-        """y (B, T, O), N (B, T), R (B, T), cache: act_forward with this model's settings."""
+        """y (B, T, O), N (B, T), R (B, T), cache: act_forward with this model's settings (or
+        fixed_forward for the fixed-computation control)."""
+        if self.fixed_ponder is not None:
+            return fixed_forward(x, self.params, cell=self.cell, fixed_ponder=self.fixed_ponder)
         return act_forward(x, self.params, cell=self.cell, epsilon=self.epsilon, max_ponder=self.max_ponder)
 
     def _objective(self, y_hat, N, R, y, mask):

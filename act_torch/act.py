@@ -1,6 +1,7 @@
 """Adaptive Computation Time in PyTorch: the forward pass only, autograd does the rest.
 
     y, N, R = act_forward(x, params, cell="rnn", epsilon=0.01, max_ponder=100)
+    y, N, R = fixed_forward(x, params, cell="rnn", fixed_ponder=3)     # the control: 3 updates
 
 Same contract as ``act_numpy.act.act_forward`` (shapes, parameter names, flag, cells, halting),
 on torch tensors:
@@ -29,6 +30,7 @@ from collections.abc import Mapping
 
 import torch
 
+from act_numpy.checks import check_int
 from act_numpy.params import PARAM_NAMES, check_inputs
 
 _COMPUTE_DTYPES = (torch.float32, torch.float64)
@@ -132,6 +134,21 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
     t of (B, n_t) halting units and halting weights (n_t = ponder steps the batch ran at t);
     "S" (B, T, H) mean-field states; for the LSTM also "C" (B, T, H) mean-field cell states.
     """
+    return _forward(x, params, cell, epsilon, max_ponder, record, halting=True)
+
+
+def fixed_forward(x, params, *, cell="rnn", fixed_ponder=1, record=None):
+    """The fixed-computation control: exactly ``fixed_ponder`` updates F at every input step
+    (act_numpy.act.fixed_forward). ACT with its halting unit removed, h^n = 0: every row runs to
+    the cap M = F, where p^F = R = 1, so N = F, rho = F + 1 and the output reads the last state.
+    Returns y, N, R as act_forward; W_h and b_h are read by nothing and get no gradient.
+    """
+    fixed_ponder = check_int("fixed_ponder", fixed_ponder, 1)
+    return _forward(x, params, cell, 0.01, fixed_ponder, record, halting=False)
+
+
+def _forward(x, params, cell, epsilon, max_ponder, record, halting):
+    """act_forward's work; halting=False removes the halting unit (h = 0), for fixed_forward."""
     x, P, (B, T, D, H, O) = prepare(x, params, cell, epsilon, max_ponder)
     lstm = cell == "lstm"
     # x~ W_x = x W_x[:D] + flag * W_x[D]: the input's part of eq. (3) is the same for every ponder
@@ -162,8 +179,9 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
             # eq. (7): a row halts once its sum of h^n (eq. 5) reaches 1 - eps. The test only
             # decides N(t), a constant for autograd, so it runs without gradient; one host sync
             # per ponder step
-            with torch.no_grad():
-                cum = cum + torch.sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]
+            if halting:
+                with torch.no_grad():
+                    cum = cum + torch.sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]
             sums.append(cum)
             if cum.min().item() >= 1.0 - epsilon:                # every row has halted
                 break
@@ -173,6 +191,8 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=N
         N = ((torch.stack(sums, dim=-1) < 1.0 - epsilon) & (steps < max_ponder)).sum(dim=-1) + 1
         # eq. (5) with gradient, for all the steps of t in one product (the same values as above)
         h = torch.sigmoid(S_n @ P["W_h"][:, 0] + P["b_h"])        # (B, n_t)
+        if not halting:
+            h = torch.zeros_like(h)                               # fixed_forward: no halting unit
         p, R = halting_distribution(h, N, steps)                  # eqs (6), (8)
         # eq. (9): the mean field s_t = sum_n p^n s^n carries on to t + 1 (for the LSTM, c too)
         s_t = (p[..., None] * S_n).sum(dim=1)

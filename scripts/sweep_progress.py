@@ -30,8 +30,9 @@ COLUMNS = ["sweep", "run", "tau", "act", "seed", "lr", "kind", "iteration", "bat
 
 def run_rows(sweep, run_id, config, log, window):
     """progress.csv's rows of one run: one per window of training batches, one per evaluation."""
-    same = dict(sweep=sweep, run=run_id, tau=None if config["no_act"] else config["tau"],
-                act=int(not config["no_act"]), seed=config["seed"], lr=config["lr"])
+    act = not config["no_act"] and config.get("fixed_ponder") is None
+    same = dict(sweep=sweep, run=run_id, tau=config["tau"] if act else None,
+                act=int(act), seed=config["seed"], lr=config["lr"])
     rows, windows = [], {}
     for record in log:
         if record["kind"] == "eval":

@@ -14,14 +14,17 @@ TASKS = {
     "sort": dict(task="sort", max_length=4, hidden=16, batch_size=8),
     "characters": dict(task="characters", seq_len=8, hidden=16, batch_size=8),
 }
-# what makes each member its own run: seed, tau, epsilon, learning rate, and a no-ACT baseline (M = 1)
-MEMBERS = [dict(seed=0, tau=1e-3), dict(seed=1, tau=1e-2, epsilon=0.05, lr=3e-3), dict(seed=2, no_act=True, lr=1e-3)]
+# what makes each member its own run: seed, tau, epsilon, learning rate, a no-ACT baseline (M = 1)
+# and a fixed-computation control (F = 3 updates per input, no halting unit)
+MEMBERS = [dict(seed=0, tau=1e-3), dict(seed=1, tau=1e-2, epsilon=0.05, lr=3e-3), dict(seed=2, no_act=True, lr=1e-3),
+           dict(seed=3, fixed_ponder=3, lr=3e-3)]
 
 
 def configs_for(task, members=MEMBERS):
     shared = dict(TASKS[task], dtype="float64", lr=1e-2, out="unused")
     if shared.get("max_ponder") is not None:
-        members = [dict(m, max_ponder=shared["max_ponder"]) if not m.get("no_act") else m for m in members]
+        members = [m if m.get("no_act") or m.get("fixed_ponder") else dict(m, max_ponder=shared["max_ponder"])
+                   for m in members]
         shared = {k: v for k, v in shared.items() if k != "max_ponder"}
     return [training.make_config({**shared, **m}, NumpyBackend) for m in members]
 
@@ -57,7 +60,8 @@ def test_each_member_follows_its_run_trained_alone(task):
         for k, stats in enumerate(pop.train_step(*stacked(data, i))):
             assert_same_stats(stats, alone[k][0][i], (k, i))
     assert max(int(alone[k][0][-1]["N"].max()) for k in range(2)) > 1, "the ACT members should ponder"
-    assert all((log[-1]["N"] == 1).all() for log, _ in alone[2:]), "the no-ACT member takes one step"
+    assert (alone[2][0][-1]["N"] == 1).all(), "the no-ACT member takes one step"
+    assert (alone[3][0][-1]["N"] == 3).all(), "the fixed member takes F = 3 steps"
     for k, (_, params) in enumerate(alone):
         for name, value in pop.member_params(k).items():
             assert np.allclose(value, params[name], rtol=1e-9, atol=1e-12), (k, name)

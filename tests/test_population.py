@@ -14,14 +14,17 @@ TASKS = {
     "logic": dict(task="logic", max_vectors=3, max_gates=3, hidden=16, batch_size=8),
     "addition": dict(task="addition", max_numbers=2, max_digits=2, hidden=16, batch_size=8, max_ponder=20),
 }
-# what makes each member its own run: seed, tau, epsilon, learning rate, and a no-ACT baseline (M = 1)
-MEMBERS = [dict(seed=0, tau=1e-3), dict(seed=1, tau=1e-2, epsilon=0.05, lr=3e-3), dict(seed=2, no_act=True, lr=1e-3)]
+# what makes each member its own run: seed, tau, epsilon, learning rate, a no-ACT baseline (M = 1)
+# and a fixed-computation control (F = 3 updates per input, no halting unit)
+MEMBERS = [dict(seed=0, tau=1e-3), dict(seed=1, tau=1e-2, epsilon=0.05, lr=3e-3), dict(seed=2, no_act=True, lr=1e-3),
+           dict(seed=3, fixed_ponder=3, lr=3e-3)]
 
 
 def configs_for(task, members=MEMBERS):
     shared = dict(TASKS[task], dtype="float64", device="cpu", lr=1e-2, out="unused")
     if shared.get("max_ponder") is not None:
-        members = [dict(m, max_ponder=shared["max_ponder"]) if not m.get("no_act") else m for m in members]
+        members = [m if m.get("no_act") or m.get("fixed_ponder") else dict(m, max_ponder=shared["max_ponder"])
+                   for m in members]
         shared = {k: v for k, v in shared.items() if k != "max_ponder"}
     return [training.make_config({**shared, **m}, TorchBackend) for m in members]
 

@@ -228,18 +228,19 @@ def read_runs(results):
 @pytest.mark.parametrize("backend", ["torch", "numpy"])
 def test_population_and_pool_engines_give_the_same_numbers(root, capsys, backend):
     """--engine changes only how runs are scheduled: runs.csv, curves and difficulty agree to rounding."""
-    args = [*TINY, "--taus", "1e-3,1e-2", "--seeds", "2", "--dtype", "float64", "--eval-every", "2"]
+    args = [*TINY, "--taus", "1e-3,1e-2", "--fixed-ponders", "3", "--seeds", "2", "--dtype", "float64",
+            "--eval-every", "2"]
     args.remove("--no-baseline")
     args[args.index("--backend") + 1] = backend
     assert run_sweep(capsys, "--name", "pool", *args, "--engine", "pool")[0] == 0
     assert run_sweep(capsys, "--name", "pop", *args, "--engine", "population", "--population-size", "4")[0] == 0
     pool, pop = read_runs(root / "results" / "pool"), read_runs(root / "results" / "pop")
-    assert [r["run"] for r in pool] == [r["run"] for r in pop] and len(pop) == 6
+    assert [r["run"] for r in pool] == [r["run"] for r in pop] and len(pop) == 8
     for a, b in zip(pool, pop):
         for key in a:
             if key == "train_time_s":
                 continue
-            if key in ("run", "tau", "act", "seed", "max_ponder", "iterations"):
+            if key in ("run", "tau", "act", "seed", "max_ponder", "iterations", "fixed_ponder"):
                 assert a[key] == b[key], (a["run"], key)
             else:
                 assert float(a[key]) == pytest.approx(float(b[key]), rel=1e-9, abs=1e-12), (a["run"], key)

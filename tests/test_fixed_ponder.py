@@ -1,0 +1,234 @@
+"""The fixed-computation control (--fixed-ponder F): ACT without its halting unit, F updates per input.
+
+Each layer is checked as ACT is: the hand backward against finite differences and autograd, the
+engine against the core, a population member against its run alone (test_population.py and
+test_numpy_population.py carry a fixed member), the command lines' refusals in one line, and
+runs and sweeps saved before the option existed still resuming.
+"""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from act_engine import numpy_act
+from act_experiments import cli, results, sweep_stats, training
+from act_experiments.backends import NumpyBackend
+from act_numpy import act
+from act_numpy.gradcheck import check_act_gradients
+from act_numpy.model import ACTModel
+from conftest import make_problem
+
+torch = pytest.importorskip("torch")
+
+from act_engine import torch_act  # noqa: E402
+from act_experiments import sweeps  # noqa: E402
+from act_experiments.backends import TorchBackend  # noqa: E402
+from act_torch import act as torch_core  # noqa: E402
+
+BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
+SMALL = dict(task="logic", max_vectors=3, max_gates=3, cell="lstm", hidden=8, batch_size=4, iterations=6,
+             eval_every=3, eval_size=16, log_every=2, lr=1e-2)
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm"])
+@pytest.mark.parametrize("F", [1, 3])
+def test_every_row_takes_exactly_F_updates_and_reads_the_last_state(cell, F):
+    x, params, _, _ = make_problem(cell, B=4, T=3, halting_bias=8.0)   # ACT itself would stop at N = 1
+    y, N, R, cache = act.fixed_forward(x, params, cell=cell, fixed_ponder=F)
+    assert np.all(N == F) and np.all(R == 1.0)                          # rho = F + 1
+    for st in cache["steps"]:
+        assert np.all(st.h == 0.0) and np.all(st.p[:-1] == 0.0) and np.all(st.p[-1] == 1.0)
+    S_last = np.stack([st.s[-1] for st in cache["steps"]], axis=1)      # s^F of every input step
+    np.testing.assert_allclose(y, S_last @ params["W_y"] + params["b_y"], rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm"])
+def test_F_of_one_is_the_no_act_baseline_exactly(cell):
+    x, params, dy, dponder = make_problem(cell, T=3)
+    y1, N1, R1, c1 = act.fixed_forward(x, params, cell=cell, fixed_ponder=1)
+    y0, N0, R0, c0 = act.act_forward(x, params, cell=cell, max_ponder=1)
+    assert np.array_equal(y1, y0) and np.array_equal(N1, N0) and np.array_equal(R1, R0)
+    g1, g0 = act.act_backward(dy, dponder, c1), act.act_backward(dy, dponder, c0)
+    assert all(np.array_equal(g1[k], g0[k]) for k in g0)
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm"])
+def test_hand_gradients_match_finite_differences(cell):
+    x, params, dy, dponder = make_problem(cell, T=3)
+    report = check_act_gradients(x, params, dy, dponder, cell=cell, fixed_ponder=3, forward=act.fixed_forward,
+                                 max_coords=40, rng=np.random.default_rng(1))
+    for name, r in report.items():
+        assert r["skipped"] == 0, name                    # N = F whatever the weights: nothing jumps
+        assert r["rel_error"] < 1e-6, (name, r)
+    grads = act.act_backward(dy, dponder, act.fixed_forward(x, params, cell=cell, fixed_ponder=3)[3])
+    assert not grads["W_h"].any() and not grads["b_h"].any()       # nothing reads the halting unit
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm"])
+def test_numpy_and_autograd_agree_and_the_engine_matches_the_core(cell):
+    x, params, dy, dponder = make_problem(cell, T=3)
+    y, N, R, cache = act.fixed_forward(x, params, cell=cell, fixed_ponder=4)
+    grads = act.act_backward(dy, dponder, cache)
+    P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+    for forward in (torch_core.fixed_forward, torch_act.fixed_forward):
+        for p in P.values():
+            p.grad = None
+        y_t, N_t, R_t = forward(torch.tensor(x), P, cell=cell, fixed_ponder=4)
+        assert np.array_equal(N_t.numpy(), N) and np.array_equal(R_t.detach().numpy(), R)
+        np.testing.assert_allclose(y_t.detach().numpy(), y, rtol=0, atol=1e-12)
+        (torch.sum(torch.tensor(dy) * y_t) + torch.sum(torch.tensor(dponder) * (N_t + R_t))).backward()
+        for k, p in P.items():
+            got = np.zeros_like(grads[k]) if p.grad is None else p.grad.numpy()
+            np.testing.assert_allclose(got, grads[k], rtol=0, atol=1e-10, err_msg=k)
+
+
+def test_a_stacked_fixed_member_leaves_its_act_neighbour_untouched():
+    """The engine's NumPy path with one ACT member and one fixed member: each equals the core."""
+    x, params, dy, dponder = make_problem("lstm", T=3, halting_bias=-1.0)
+    P = {k: np.stack([v, v]) for k, v in params.items()}
+    y, N, R, cache = numpy_act.forward_pass(np.stack([x, x]), P, "lstm", np.array([[0.01], [0.01]]),
+                                            np.array([[8], [3]]), halting=np.array([[1.0], [0.0]]))
+    grads = numpy_act.backward_pass(np.stack([dy, dy]), np.stack([dponder, dponder]), cache)
+    for k, (forward, kwargs) in enumerate([(act.act_forward, dict(max_ponder=8)),
+                                           (act.fixed_forward, dict(fixed_ponder=3))]):
+        y_k, N_k, R_k, cache_k = forward(x, params, cell="lstm", **kwargs)
+        g_k = act.act_backward(dy, dponder, cache_k)
+        assert np.array_equal(N[k], N_k)
+        np.testing.assert_allclose(y[k], y_k, rtol=0, atol=1e-12)
+        for name in params:
+            np.testing.assert_allclose(grads[name][k], g_k[name], rtol=0, atol=1e-10, err_msg=(k, name))
+    assert len(np.unique(N[0])) > 1, "the ACT member should halt at different steps"
+
+
+@pytest.mark.parametrize("bad", [0, -2, 2.5, True, "3"])
+def test_a_bad_F_is_refused_naming_it(bad):
+    x, params, _, _ = make_problem()
+    for forward in (act.fixed_forward, torch_core.fixed_forward):
+        arg = x if forward is act.fixed_forward else torch.tensor(x)
+        with pytest.raises(ValueError, match="fixed_ponder"):
+            forward(arg, params, fixed_ponder=bad)
+    with pytest.raises(ValueError, match="fixed_ponder"):
+        training.make_config({"fixed_ponder": bad}, NumpyBackend)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--fixed-ponder", "0"], ["fixed_ponder"]),
+    (["--fixed-ponder", "x"], ["--fixed-ponder"]),
+    (["--fixed-ponder", "3", "--no-act"], ["--no-act", "--fixed-ponder"]),
+    (["--fixed-ponder", "3", "--max-ponder", "5"], ["--max-ponder"]),
+])
+def test_the_cli_refuses_a_bad_F_in_one_line(tmp_path, capsys, argv, words):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--backend", "numpy", "--out", str(tmp_path / "run"), *argv])
+    err = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert all(w in err for w in words), err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_a_run_takes_F_updates_everywhere_and_F_one_equals_no_act(tmp_path, backend):
+    summary = training.run({**SMALL, "fixed_ponder": 3, "out": str(tmp_path / "f3")}, BACKENDS[backend],
+                           progress=False)
+    assert summary["config"]["max_ponder"] == 3
+    log = training.read_log(tmp_path / "f3" / "log.jsonl")
+    assert all(r["max_ponder"] == 3 and r["mean_ponder"] == 4.0 for r in log)      # N = 3, rho = N + 1
+    f1 = training.run({**SMALL, "fixed_ponder": 1, "out": str(tmp_path / "f1")}, BACKENDS[backend], progress=False)
+    f0 = training.run({**SMALL, "no_act": True, "out": str(tmp_path / "f0")}, BACKENDS[backend], progress=False)
+    assert f1["final_eval"]["loss"] == f0["final_eval"]["loss"]
+    assert f1["final_eval"]["sequence_error"] == f0["final_eval"]["sequence_error"]
+
+
+def test_the_default_out_folder_names_F():
+    assert training.make_config({"fixed_ponder": 5}, NumpyBackend)["out"].endswith("seed0-fixed5")
+
+
+def test_a_run_saved_before_the_option_existed_still_resumes(tmp_path):
+    out = tmp_path / "old"
+    training.run({**SMALL, "iterations": 3, "out": str(out)}, NumpyBackend, progress=False)
+    state, meta = training.load_checkpoint(out / "checkpoint.npz")
+    assert meta["config"]["fixed_ponder"] is None
+    # as a checkpoint from before: its config has no fixed_ponder key
+    from act_experiments.checkpoints import save_checkpoint
+    meta["config"].pop("fixed_ponder")
+    save_checkpoint(out / "checkpoint.npz", state, meta)
+    summary = training.run({"out": str(out), "iterations": 6}, NumpyBackend, resume=True, progress=False)
+    assert summary["iterations"] == 6
+
+
+# ---------------------------------------------------------------------------------------------
+# Sweeps: fixedF-seedS runs, the runs.csv column, old files
+# ---------------------------------------------------------------------------------------------
+
+TINY = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4", "--iterations", "4",
+        "--eval-every", "2", "--eval-size", "8", "--seeds", "1", "--workers", "1", "--backend", "numpy"]
+
+
+def sweep_status(capsys, *argv):
+    try:
+        sweeps.main(list(argv))
+        return 0, capsys.readouterr().err
+    except SystemExit as exit_info:
+        return exit_info.code, capsys.readouterr().err
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    monkeypatch.setattr(sweeps, "ROOT", tmp_path)
+    return tmp_path
+
+
+def test_a_control_sweep_of_its_own_names_its_runs_and_adds_the_column(root, capsys):
+    status, err = sweep_status(capsys, "--name", "ctl", *TINY, "--fixed-ponders", "3,2", "--no-baseline")
+    assert status == 0, err
+    with open(root / "results" / "ctl" / "runs.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0])[-1] == "fixed_ponder"
+    assert [(r["run"], r["act"], r["tau"], r["fixed_ponder"]) for r in rows] == [
+        ("fixed3-seed0", "0", "", "3"), ("fixed2-seed0", "0", "", "2")]
+    assert [float(r["mean_ponder"]) for r in rows] == [4.0, 3.0]
+    sweep = results.load_sweep(root / "results" / "ctl")
+    assert sweep_stats.keys(sweep) == [results.fixed_key(2), results.fixed_key(3)]
+    assert json.loads((root / "results" / "ctl" / "sweep.json").read_text())["fixed_ponders"] == [3, 2]
+    # the same command again trains nothing; other fixed ponders are refused in one line
+    assert sweep_status(capsys, "--name", "ctl", *TINY, "--fixed-ponders", "3,2", "--no-baseline")[0] == 0
+    status, err = sweep_status(capsys, "--name", "ctl", *TINY, "--fixed-ponders", "3,5", "--no-baseline")
+    assert status == 2 and "--fixed-ponders" in err and len(err.strip().splitlines()) == 1
+
+
+def test_tau_runs_baseline_and_control_in_one_sweep(root, capsys):
+    status, err = sweep_status(capsys, "--name", "all", *TINY, "--taus", "1e-2", "--fixed-ponders", "2")
+    assert status == 0, err
+    sweep = results.load_sweep(root / "results" / "all")
+    assert [r["run"] for r in sweep["runs"]] == ["tau0.01-seed0", "noact-seed0", "fixed2-seed0"]
+    assert sweep_stats.keys(sweep) == [0.01, results.NO_ACT, results.fixed_key(2)]
+
+
+@pytest.mark.parametrize("value, words", [("1", ["F = 1"]), ("2,2", ["once"]), ("x", ["--fixed-ponders"]),
+                                          ("", ["at least one tau or fixed ponder"])])
+def test_bad_fixed_ponders_are_refused_in_one_line(root, capsys, value, words):
+    status, err = sweep_status(capsys, "--name", "bad", *TINY, "--fixed-ponders", value)
+    assert status == 2 and len(err.strip().splitlines()) == 1 and all(w in err for w in words), err
+    assert not (root / "runs").exists()
+
+
+def test_a_sweep_stored_before_the_option_existed_is_the_same_sweep(root, capsys):
+    assert sweep_status(capsys, "--name", "old", *TINY, "--taus", "1e-2", "--iterations", "2")[0] == 0
+    path = sweeps.run_folder("old") / sweeps.CONFIG_FILE
+    stored = json.loads(path.read_text())
+    for config in stored["runs"].values():
+        config.pop("fixed_ponder")
+    path.write_text(json.dumps(stored))
+    status, err = sweep_status(capsys, "--name", "old", *TINY, "--taus", "1e-2", "--iterations", "2")
+    assert status == 0, err
+
+
+def test_an_old_runs_csv_without_the_column_reads_as_act_and_baseline(tmp_path):
+    folder = tmp_path / "old"
+    folder.mkdir()
+    (folder / "runs.csv").write_text("run,tau,act,seed,sequence_error,mean_ponder\n"
+                                     "tau0.01-seed0,0.01,1,0,0.5,3.0\nnoact-seed0,,0,0,0.6,2.0\n")
+    sweep = results.load_sweep(folder, tables=())
+    assert [(r["key"], r["fixed_ponder"]) for r in sweep["runs"]] == [(0.01, None), (results.NO_ACT, None)]
