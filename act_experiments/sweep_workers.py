@@ -24,6 +24,9 @@ from .checkpoints import Damaged, WriteFailed, load_checkpoint, read_log
 from .cli import fail
 from .config import model_sizes
 
+# seconds between a worker's progress lines (iterations, rate, time left): a sweep's output, read
+# in a log without a terminal, shows every shard moving at least once a minute
+REPORT_EVERY = 60.0
 # the memory estimate of a network assumes this many ponder steps per input step (or M if less)
 PONDER_GUESS = 10
 # what a worker process starts with: one thread in every BLAS and OpenMP pool (the workers are
@@ -175,7 +178,8 @@ def run_shard(task):
         prepared = [_prepare_run(options, backend_cls) for _, options in jobs]
         if engine == "pool":
             for config, checkpoint in prepared:
-                training.train(config, backend_cls, checkpoint=checkpoint, progress=False)
+                training.train(config, backend_cls, checkpoint=checkpoint, progress=False,
+                               report_every=REPORT_EVERY)
         else:
             by_start = {}
             for config, checkpoint in prepared:
@@ -184,7 +188,7 @@ def run_shard(task):
             for start in sorted(by_start):
                 configs, checkpoints = zip(*by_start[start])
                 training.train_population(configs, backend_cls, population, checkpoints=checkpoints,
-                                          progress=False)
+                                          progress=False, report_every=REPORT_EVERY)
     except training.Stopped as stop:
         _STOPPED.append(stop.signum)    # the checkpoints are written
         return run_ids, stop.signum

@@ -130,10 +130,10 @@ def prepare(options, backend, resume=False):
     return config, (state, meta)
 
 
-def run(options, backend, resume=False, progress=True):
+def run(options, backend, resume=False, progress=True, report_every=None):
     """make the config (or load the saved run), train, and return the summary."""
     config, checkpoint = prepare(options, backend, resume=resume)
-    return train(config, backend, checkpoint=checkpoint, progress=progress)
+    return train(config, backend, checkpoint=checkpoint, progress=progress, report_every=report_every)
 
 
 def evaluate(model, config, data):
@@ -291,17 +291,18 @@ class _Run:
 # ---------------------------------------------------------------------------------------------
 
 
-def train(config, backend, checkpoint=None, progress=True):
+def train(config, backend, checkpoint=None, progress=True, report_every=None):
     """Train a model as the config says, writing log, checkpoints and summary; returns the summary.
 
     backend: the backend class. checkpoint: (state, meta) from prepare() to resume from.
-    progress: show a tqdm bar. Raises Stopped after SIGINT or SIGTERM (once the checkpoint is
+    progress: show a tqdm bar. report_every: None, or seconds between plain progress lines on
+    stdout (iterations, rate, time left), for a log read without a terminal. Raises Stopped after SIGINT or SIGTERM (once the checkpoint is
     written), Diverged when the loss or the parameters stop being finite, and WriteFailed when
     a file cannot be written (the last checkpoint stands).
     """
     runs = [_Run(config, checkpoint)]
     with StopRequests() as stop:
-        return _Loop(runs, _Alone(backend(config)), backend.name, progress, stop).run()[0]
+        return _Loop(runs, _Alone(backend(config)), backend.name, progress, stop, report_every).run()[0]
 
 
 # what the runs trained as one population must share besides the shape of the computation:
@@ -311,7 +312,7 @@ IN_STEP = ("iterations", "eval_every", "eval_size")
 SHARED_BY_POPULATION = ("task", "task_options", "cell", "hidden", "batch_size", "dtype", "device") + IN_STEP
 
 
-def train_population(configs, backend, population, checkpoints=None, progress=True):
+def train_population(configs, backend, population, checkpoints=None, progress=True, report_every=None):
     """Train K runs as one population: each run writes its own log, checkpoints and summary, the
     same files as ``train`` writes for it alone (and the same numbers, to rounding).
 
@@ -320,8 +321,8 @@ def train_population(configs, backend, population, checkpoints=None, progress=Tr
     (state, meta) from prepare(), or None for a run that starts fresh; every run must start from
     the same iteration. A run's checkpoints resume it alone too, and a run saved alone resumes as
     a member. "train_time_s" of a run is the population's training time divided by K (its
-    share); "time_s" is the population's wall time. Returns the K summaries. Raises Stopped,
-    Diverged and WriteFailed as ``train`` does.
+    share); "time_s" is the population's wall time. progress, report_every: as ``train``'s.
+    Returns the K summaries. Raises Stopped, Diverged and WriteFailed as ``train`` does.
     """
     configs = list(configs)
     if not configs:
@@ -341,7 +342,14 @@ def train_population(configs, backend, population, checkpoints=None, progress=Tr
         raise ValueError("every run of a population needs its own out folder")
     runs = [_Run(c, ck) for c, ck in zip(configs, checkpoints)]
     with StopRequests() as stop:
-        return _Loop(runs, _Stacked(population(configs)), backend.name, progress, stop).run()
+        return _Loop(runs, _Stacked(population(configs)), backend.name, progress, stop, report_every).run()
+
+
+def _duration(seconds):
+    """Seconds as a short duration: '45 s', '12 min', '3.2 h'."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 class _Loop:
@@ -351,8 +359,9 @@ class _Loop:
     ``run()`` trains from the runs' start to their last iteration and returns their summaries.
     """
 
-    def __init__(self, runs, stepper, backend_name, progress, stop):
+    def __init__(self, runs, stepper, backend_name, progress, stop, report_every=None):
         self.runs, self.stepper, self.backend_name, self.stop = runs, stepper, backend_name, stop
+        self.report_every = report_every
         self.K, first = len(runs), runs[0].config
         self.iterations, self.eval_every = first["iterations"], first["eval_every"]
         self.checkpoint_every = min(r.config["checkpoint_every"] for r in runs)
@@ -432,6 +441,7 @@ class _Loop:
         self.bar = tqdm(total=self.iterations, initial=start, disable=not self.progress, desc=desc,
                         dynamic_ncols=True)
         done = start
+        began = last_report = time.perf_counter()
         try:
             for it in range(start + 1, self.iterations + 1):
                 if self.stop.signum is not None:
@@ -439,6 +449,10 @@ class _Loop:
                 self.step(it)
                 self.bar.update(1)
                 self.log(it)
+                now = time.perf_counter()
+                if self.report_every is not None and now - last_report >= self.report_every:
+                    self.report(desc, it, start, now - began)
+                    last_report = now
                 if (self.eval_every and it % self.eval_every == 0) or it == self.iterations:
                     fields = self.evaluate(it)
                     if self.progress:
@@ -452,6 +466,14 @@ class _Loop:
         finally:
             self.bar.close()
         return done
+
+    def report(self, desc, it, start, seconds):
+        """One plain progress line on stdout: the first run's folder, the iteration, the rate of
+        this stretch of training and the time left at that rate."""
+        rate = (it - start) / max(seconds, 1e-9)
+        left = (self.iterations - it) / rate
+        print(f"{desc} ({Path(self.runs[0].out).name}{' and others' if self.K > 1 else ''}): iteration {it}/"
+              f"{self.iterations}, {rate:.1f} it/s, about {_duration(left)} left", flush=True)
 
     def step(self, it):
         """One training step of every run on its next batch, added to its open log window."""

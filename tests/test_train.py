@@ -305,3 +305,13 @@ def test_device_auto_keeps_a_single_run_on_the_cpu(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     config = training.make_config({"task": "parity", "bits": 3, "hidden": 4, "out": "unused"}, TorchBackend)
     assert config["device"] == "auto" and TorchBackend(config).device.type == "cpu"
+
+
+def test_report_every_prints_plain_progress_lines(tmp_path, capsys):
+    """Without a terminal (a sweep's workers), progress is a plain line every report_every seconds."""
+    opts = {**SMALL["parity"], "iterations": 4, "eval_every": 0, "eval_size": 16, "lr": 1e-2,
+            "out": str(tmp_path / "run")}
+    training.run(opts, NumpyBackend, progress=False, report_every=0.0)
+    lines = [line for line in capsys.readouterr().out.splitlines() if "iteration" in line]
+    assert [line.split("iteration ")[1].split(",")[0] for line in lines] == ["1/4", "2/4", "3/4", "4/4"]
+    assert all("(run)" in line and " it/s, about " in line and line.endswith(" left") for line in lines)

@@ -1,0 +1,100 @@
+"""Adaptivity or computation? Each τ sweep beside its fixed-computation control, seed by seed.
+
+A control sweep (``scripts/sweep.py --fixed-ponders``) trains the network of an ACT sweep with
+its halting unit removed, F updates on every input, with the ACT sweep's settings and seeds: the
+same seed gives the same initial weights, batches and held-out set, so the two are compared as
+pairs. Updates are counted as N, not ρ = N + R: the control's N is F (its ρ = F + 1 would charge
+it for a remainder it does not have); ACT's committed ρ puts its mean N between ρ − 1 and ρ.
+
+    pair = load_pair("logic")                 # the ACT sweep, its control, τ* and F at equal compute
+    d = paired(pair)                          # the claim's numbers: per-seed differences, mean, s.e.
+    rows = ladder(pair)                       # error against updates, every group of both sweeps
+
+``CONTROLS`` names the pairs the course committed, with the τ each notebook highlights and the F
+that matches its computation (docs/<task>.md states each claim as it was written before its run).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .results import NO_ACT, RESULTS, fixed_key, load_sweep
+from .sweep_stats import keys, mean_se
+
+
+@dataclass(frozen=True)
+class Control:
+    """One ACT sweep and its control: the τ the claim is about and the F that matches its compute."""
+
+    act: str           # the ACT sweep's folder under results/
+    fixed: str         # its control's folder
+    tau: float         # τ*: the ACT setting the task's notebook highlights
+    F: int             # the control with about τ*'s mean number of updates
+
+
+CONTROLS = {
+    "parity": Control("parity16_seeds", "parity16_fixed", 1e-3, 3),
+    "logic": Control("logic_gates10", "logic_gates10_fixed", 1e-3, 20),
+    "addition": Control("addition_3digit", "addition_3digit_fixed", 0.1, 3),
+    "sort": Control("sort_len8", "sort_len8_fixed", 1e-4, 3),
+}
+
+
+def load_pair(task, controls=CONTROLS):
+    """{"control": the Control, "act": the ACT sweep, "fixed": the control sweep} (results.load_sweep)."""
+    if task not in controls:
+        raise ValueError(f"task must be one of {sorted(controls)}, got {task!r}")
+    c = controls[task]
+    return {"control": c, "act": load_sweep(c.act), "fixed": load_sweep(c.fixed)}
+
+
+def _by_seed(sweep, key, field):
+    return {r["seed"]: r[field] for r in sweep["runs"] if r["key"] == key}
+
+
+def paired(pair, field="sequence_error", tau=None, F=None):
+    """ACT at τ (default τ*) against the control with F updates (default the Control's), seed by seed.
+
+    Returns {"seeds", "act", "fixed" (each run's field, in seed order), "differences" (ACT − fixed
+    per seed: negative where ACT is better), "mean", "se" (standard error of the mean
+    difference), "z" (mean / se; None when se is 0), "holds" (the claim: mean below −2 se)}.
+    Raises ValueError when the two sweeps share no seed.
+    """
+    c = pair["control"]
+    tau = c.tau if tau is None else tau
+    F = c.F if F is None else F
+    a, f = _by_seed(pair["act"], tau, field), _by_seed(pair["fixed"], fixed_key(F), field)
+    seeds = sorted(a.keys() & f.keys())
+    if not seeds:
+        raise ValueError(f"{c.act} at tau {tau:g} and {c.fixed} at F = {F} share no seed")
+    act_values, fixed_values = [a[s] for s in seeds], [f[s] for s in seeds]
+    differences = [x - y for x, y in zip(act_values, fixed_values)]
+    mean, se = mean_se(differences)
+    return {"seeds": seeds, "act": act_values, "fixed": fixed_values, "differences": differences,
+            "mean": mean, "se": se, "z": mean / se if se > 0 else None, "holds": mean < -2 * se}
+
+
+def ladder(pair):
+    """Error against updates for every group of both sweeps: the control's F, ACT's τs, no ACT.
+
+    One dict per group: key, kind ("fixed", "act" or "no ACT"), updates_low and updates_high (the
+    range of the mean N: F and F for the control, 1 and 1 for no ACT, ρ − 1 and ρ for ACT), the
+    mean sequence error and its standard error, and each seed's (seed, error, ρ).
+    """
+    rows = []
+    for sweep in (pair["act"], pair["fixed"]):
+        for key in keys(sweep):
+            runs = [r for r in sweep["runs"] if r["key"] == key]
+            error, error_se = mean_se([r["sequence_error"] for r in runs])
+            rho = float(np.mean([r["mean_ponder"] for r in runs]))
+            if key == NO_ACT:
+                kind, low, high = NO_ACT, 1.0, 1.0
+            elif runs[0]["fixed_ponder"] is not None:
+                kind, low = "fixed", float(runs[0]["fixed_ponder"])
+                high = low
+            else:
+                kind, low, high = "act", rho - 1.0, rho
+            rows.append({"key": key, "kind": kind, "updates_low": low, "updates_high": high, "rho": rho,
+                         "error": error, "error_se": error_se,
+                         "runs": [(r["seed"], r["sequence_error"], r["mean_ponder"]) for r in runs]})
+    return rows
