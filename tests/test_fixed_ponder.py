@@ -232,3 +232,45 @@ def test_an_old_runs_csv_without_the_column_reads_as_act_and_baseline(tmp_path):
                                      "tau0.01-seed0,0.01,1,0,0.5,3.0\nnoact-seed0,,0,0,0.6,2.0\n")
     sweep = results.load_sweep(folder, tables=())
     assert [(r["key"], r["fixed_ponder"]) for r in sweep["runs"]] == [(0.01, None), (results.NO_ACT, None)]
+
+
+# ---------------------------------------------------------------------------------------------
+# act_experiments.controls: an ACT sweep beside its control, seed by seed
+# ---------------------------------------------------------------------------------------------
+
+def write_sweep(folder, runs):
+    """A sweep's three CSVs from (run, tau or None, fixed or None, seed, error, rho) rows."""
+    folder.mkdir()
+    with open(folder / "runs.csv", "w") as f:
+        f.write("run,tau,act,seed,sequence_error,mean_ponder,fixed_ponder\n")
+        for run, tau, F, seed, error, rho in runs:
+            act = int(tau is not None)
+            f.write(f"{run},{'' if tau is None else tau},{act},{seed},{error},{rho},{'' if F is None else F}\n")
+    with open(folder / "difficulty.csv", "w") as f:
+        f.write("run,difficulty,count,error,ponder\n")
+        for run, *_, error, rho in runs:
+            f.write(f"{run},1,10,{error},{rho}\n{run},2,30,{error},{rho}\n")
+    (folder / "curves.csv").write_text("run,iteration,sequence_error,mean_ponder\n")
+    return results.load_sweep(folder)
+
+
+def test_paired_compares_seed_by_seed_and_the_ladder_counts_updates(tmp_path):
+    from act_experiments.controls import Control, ladder, paired
+    act_sweep = write_sweep(tmp_path / "act", [
+        ("tau0.001-seed1", 0.001, None, 1, 0.10, 3.5), ("tau0.001-seed2", 0.001, None, 2, 0.30, 3.7),
+        ("tau0.001-seed3", 0.001, None, 3, 0.20, 3.6), ("noact-seed1", None, None, 1, 0.5, 2.0)])
+    fixed_sweep = write_sweep(tmp_path / "fixed", [
+        ("fixed3-seed1", None, 3, 1, 0.20, 4.0), ("fixed3-seed2", None, 3, 2, 0.35, 4.0),
+        ("fixed3-seed3", None, 3, 3, 0.30, 4.0), ("fixed3-seed9", None, 3, 9, 0.90, 4.0)])
+    pair = {"control": Control("act", "fixed", 1e-3, 3), "act": act_sweep, "fixed": fixed_sweep}
+    d = paired(pair)
+    assert d["seeds"] == [1, 2, 3]                                    # seed 9 has no partner
+    assert d["differences"] == pytest.approx([-0.10, -0.05, -0.10])
+    diffs = np.array([-0.10, -0.05, -0.10])
+    assert d["mean"] == pytest.approx(diffs.mean()) and d["se"] == pytest.approx(diffs.std(ddof=1) / np.sqrt(3))
+    assert d["holds"] == (diffs.mean() < -2 * diffs.std(ddof=1) / np.sqrt(3))
+    rows = {r["key"]: r for r in ladder(pair)}
+    assert (rows[0.001]["updates_low"], rows[0.001]["updates_high"]) == pytest.approx((2.6, 3.6))
+    assert (rows[results.NO_ACT]["updates_low"], rows[results.fixed_key(3)]["updates_high"]) == (1.0, 3.0)
+    with pytest.raises(ValueError, match="share no seed"):
+        paired(pair, tau=0.5)
