@@ -12,43 +12,13 @@ NumPy's ``@`` then multiplies the K members' matrices in one call. With no leadi
 results equal ``act_numpy.act``'s to rounding (tests/test_engine_numpy.py holds it there).
 """
 
-from typing import NamedTuple
-
 import numpy as np
 
+# the core's pieces, which broadcast over a leading member axis as they are: halting_step takes
+# per-member arrays of epsilon and M (K, 1), and PonderSteps holds arrays with K in front
+from act_numpy.act import PonderSteps
 from act_numpy.cells import lstm_backward, lstm_forward, rnn_backward, rnn_forward, sigmoid
-from act_numpy.halting import halting_backward
-
-
-class PonderSteps(NamedTuple):
-    """What the ponder steps of one input step t leave for the backward pass.
-
-    The arrays stack the steps n = 1 .. n_t on the axis before the rows (n_t: the most steps
-    any row took; rows that halted earlier have p = 0 there). Shapes for one network; a
-    population's K comes first.
-    """
-
-    s_in: np.ndarray    # (n_t, B, H) state entering step n (the LSTM's s); s_{t-1} at n = 1, eq. (3)
-    s: np.ndarray       # (n_t, B, H) state s^n the step produced (the LSTM's s)
-    c: np.ndarray       # (n_t, B, H) the LSTM's cell state c^n; None for the tanh RNN
-    h: np.ndarray       # (n_t, B) halting units h^n, eq. (5)
-    p: np.ndarray       # (n_t, B) halting weights p^n, eqs (6) and (8)
-    cell: list          # n_t caches of the cell's forward, for its backward (cells.py)
-
-
-def halting_step(h, cum, running, n, epsilon, max_ponder):
-    """act_numpy.halting.halting_step for K networks at once: epsilon and max_ponder may be
-    arrays that broadcast against the rows (K, 1), one value per member.
-
-    h, cum (..., B); running (..., B) bool. Returns p, halt, cum, running as the core's.
-    """
-    # 1 - epsilon in h's dtype, as NumPy rounds a plain number: per-member arrays of epsilon
-    # then halt exactly where the one network's number does, in float32 too
-    threshold = np.asarray(1.0 - epsilon).astype(h.dtype)
-    halt = running & ((cum + h >= threshold) | (n >= max_ponder))       # eqs (7), (13)
-    p = np.where(halt, 1.0 - cum, np.where(running, h, 0.0))             # eqs (6), (8)
-    cum = np.where(running & ~halt, cum + h, cum)
-    return p, halt, cum, running & ~halt
+from act_numpy.halting import halting_backward, halting_step
 
 
 def _rows(a):

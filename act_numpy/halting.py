@@ -17,7 +17,8 @@ def halting_step(h, cum, running, n, epsilon, max_ponder):
     cum (B,)      sum_{k<n} h^k over the steps already taken
     running (B,)  bool, True for rows that have not halted before step n
     Returns p (B,) the weight p^n (0 for rows that halted earlier), halt (B,) bool marking
-    rows whose N(t) is n, and the updated ``cum`` and ``running``.
+    rows whose N(t) is n, and the updated ``cum`` and ``running``. (The engine calls this with
+    K networks' rows (K, B) and an epsilon and max_ponder per network, arrays of shape (K, 1).)
     """
     threshold = h.dtype.type(1.0 - epsilon)       # compared in h's dtype, float32 too
     # eq. (7) with the cap of eq. (13): stop at the first n where the sum reaches 1 - epsilon
