@@ -58,10 +58,11 @@ import numpy as np
 from tqdm import tqdm
 
 from . import tasks
-from .checkpoints import (Damaged, WriteFailed, atomic_write, load_checkpoint, log_at_checkpoint, open_log,
+from .checkpoints import (Damaged, WriteFailed, load_checkpoint, log_at_checkpoint, open_log,
                           read_log, save_checkpoint, truncate_log, writing)
 from .config import (DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters, make_config, options_of,
                      upgrade)
+from .results import write_json
 from .evaluation import Tally, by_difficulty, evaluate_runs, headline, text_tau
 from .stopping import Diverged, StopRequests, Stopped
 
@@ -282,8 +283,8 @@ class _Run:
 
     def write_summary(self, summary):
         path = self.out / "summary.json"
-        with self.writing(path), atomic_write(path) as f:
-            json.dump(summary, f, indent=2)
+        with self.writing(path):
+            write_json(path, summary)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,13 +344,6 @@ def train_population(configs, backend, population, checkpoints=None, progress=Tr
     runs = [_Run(c, ck) for c, ck in zip(configs, checkpoints)]
     with StopRequests() as stop:
         return _Loop(runs, _Stacked(population(configs)), backend.name, progress, stop, report_every).run()
-
-
-def _duration(seconds):
-    """Seconds as a short duration: '45 s', '12 min', '3.2 h'."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 class _Loop:
@@ -472,8 +466,9 @@ class _Loop:
         this stretch of training and the time left at that rate."""
         rate = (it - start) / max(seconds, 1e-9)
         left = (self.iterations - it) / rate
+        left = f"{left:.0f} s" if left < 90 else f"{left / 60:.0f} min" if left < 5400 else f"{left / 3600:.1f} h"
         print(f"{desc} ({Path(self.runs[0].out).name}{' and others' if self.K > 1 else ''}): iteration {it}/"
-              f"{self.iterations}, {rate:.1f} it/s, about {_duration(left)} left", flush=True)
+              f"{self.iterations}, {rate:.1f} it/s, about {left} left", flush=True)
 
     def step(self, it):
         """One training step of every run on its next batch, added to its open log window."""
