@@ -68,7 +68,8 @@ def _updates_panel(ax, pair):
     ax.minorticks_off()
     ax.set_xlabel("updates per input N (log scale)")
     ax.set_ylabel("sequence error rate (held-out)")
-    ax.set_ylim(bottom=0)
+    top = max(max(e for _, e, _ in r["runs"]) for r in rows)
+    ax.set_ylim(0, top * 1.15)                 # room for the labels above the highest point
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, frameon=False)
 
