@@ -1050,3 +1050,45 @@ def test_readme_quotes_the_eight_number_sort_sweep():
     assert (f"τ = 1e-4 {mean[1e-4]:.3f} ± {se[1e-4]:.3f} against no ACT {mean[None]:.3f} ± {se[None]:.3f}; τ = 3e-4 "
             f"{mean[3e-4]:.3f}, τ = 1e-3 {mean[1e-3]:.3f}, τ = 1e-2 {mean[1e-2]:.3f}, all within two standard errors; ρ "
             f"{min(small):.2f}–{max(small):.2f} at τ ≤ 1e-3") in row[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Adaptivity or computation: each control's numbers, wherever the text quotes them
+
+CONTROL_NOTEBOOKS = {"parity": "05_", "logic": "06_", "addition": "07_", "sort": "08_"}
+
+
+def committed_controls():
+    from act_experiments import controls
+    return {task: controls.load_pair(task) for task, c in controls.CONTROLS.items()
+            if (ROOT / "results" / c.fixed / "runs.csv").exists()}
+
+
+def test_every_committed_control_is_quoted_with_its_paired_numbers_and_verdict():
+    from act_experiments import controls
+    found = committed_controls()
+    assert "logic" in found                       # the first control committed
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for task, pair in found.items():
+        c, d = pair["control"], controls.paired(pair)
+        paired_text = f"{d['mean']:+.3f} ± {d['se']:.3f}"
+        fixed = {r["key"]: r for r in controls.ladder(pair)}[results_key(c.F)]
+        fixed_text = f"{fixed['error']:.3f} ± {fixed['error_se']:.3f}"
+        verdict = f"**The claim {'holds' if d['holds'] else 'fails'}"
+        doc = (ROOT / "docs" / f"{task}.md").read_text(encoding="utf-8")
+        text = markdown(CONTROL_NOTEBOOKS[task])
+        for where, body in ((f"docs/{task}.md", doc), (f"notebook {CONTROL_NOTEBOOKS[task]}", text)):
+            assert f"ACT − fixed" in body and paired_text in body, (where, paired_text)
+            assert fixed_text in body and verdict in body, (where, fixed_text, verdict)
+        assert f"![" in text and f"../figures/control_{task}.png" in text and "Adaptivity or computation?" in text
+        assert (ROOT / "figures" / f"control_{task}.png").exists()
+        row = [line for line in readme.splitlines() if f"`results/{c.fixed}`" in line]
+        assert len(row) == 1 and paired_text in row[0] and fixed_text in row[0], task
+        # the docs' table: every seed's pair
+        for seed, a, f, diff in zip(d["seeds"], d["act"], d["fixed"], d["differences"]):
+            assert f"| {seed} | {a:.3f} | {f:.3f} | {diff:+.3f} |".replace("-", "−") in doc, (task, seed)
+
+
+def results_key(F):
+    from act_experiments.results import fixed_key
+    return fixed_key(F)
