@@ -75,16 +75,21 @@ class BudgetedGraph:
                                                  #   needed more steps (then run the step exactly)
         graph.grow(N)                            # after the exact step: capture again with room
                                                  #   for the longest N seen, plus slack
+        graph.observe(N)                         # after a complete replay: shrink the budget again
+                                                 #   when the rows have needed less for a while
 
     cap: the largest M (no budget beyond it is ever needed); budget: the first budget, or None
     to capture only at the first grow(). capture: CapturedGraph, or Rerun for testing.
-    captures and fallbacks count the recordings and the replays that were not complete.
+    shrink_after: steps over which observe() looks for the longest N before it shrinks the budget
+    (None: never shrink). captures and fallbacks count the recordings and the replays that were
+    not complete.
     """
 
-    def __init__(self, fn, cap, budget=None, *, slack=2, warmup=3, capture=CapturedGraph):
+    def __init__(self, fn, cap, budget=None, *, slack=2, warmup=3, capture=CapturedGraph, shrink_after=200):
         self.fn, self.cap, self.slack, self.warmup, self.capture = fn, cap, slack, warmup, capture
         self.graph, self.ponder_steps, self.longest = None, None, 0
         self.captures = self.fallbacks = 0
+        self.shrink_after, self.recent, self.observed = shrink_after, 0, 0
         if budget is not None:
             self._capture(min(budget, cap))
 
@@ -110,6 +115,24 @@ class BudgetedGraph:
         """Capture again with room for the longest N seen; N: the halting steps of the exact step."""
         self.longest = max(self.longest, int(N.max()))
         self._capture(min(self.longest + self.slack, self.cap))
+
+    def observe(self, N):
+        """Count a complete replay's halting steps N. Every ``shrink_after`` steps, when the longest
+        N among them leaves more than ``slack`` steps of the budget unused, capture again at that N
+        plus slack: one long row early in training would otherwise set the cost of every later step.
+        A smaller budget changes no result (a replay that needs more falls back to the exact step),
+        and a capture every shrink_after steps at most keeps its cost small."""
+        if self.shrink_after is None:
+            return
+        self.recent = max(self.recent, int(N.max()))
+        self.observed += 1
+        if self.observed < self.shrink_after:
+            return
+        target = min(self.recent + self.slack, self.cap)
+        if self.graph is not None and target < self.ponder_steps:
+            self.longest = self.recent
+            self._capture(target)
+        self.recent = self.observed = 0
 
 
 class CUDAGraphTrainStep:
@@ -159,6 +182,7 @@ class CUDAGraphTrainStep:
         if outputs is not None:
             loss, N, R, _ = outputs
             self.optimizer.step()
+            self.graph.observe(N)
             return loss, N, R
         loss, N, R = self._eager_step()
         self.optimizer.step()

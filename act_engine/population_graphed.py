@@ -51,16 +51,17 @@ class PopulationGraphStep:
     """population.train_step, with its work done by two CUDA graphs (see the module docstring).
 
     slack: ponder steps of room above the longest N seen; warmup: calls before recording;
-    capture: graphed.CapturedGraph, or graphed.Rerun to run the same control flow on the CPU.
+    capture: graphed.CapturedGraph, or graphed.Rerun to run the same control flow on the CPU;
+    shrink_after: steps after which the budget shrinks to the rows' recent needs (graphed.BudgetedGraph).
     forward_graph (a graphed.BudgetedGraph, made at the first step) counts its captures and
     fallbacks and holds the current budget, ponder_steps.
     """
 
-    def __init__(self, population, *, slack=2, warmup=3, capture=CapturedGraph):
+    def __init__(self, population, *, slack=2, warmup=3, capture=CapturedGraph, shrink_after=200):
         if capture is CapturedGraph and population.device.type != "cuda":
             raise ValueError(f"CUDA graphs need a population on a CUDA device, not {population.device}")
         self.pop = population
-        self.slack, self.warmup, self.capture = slack, warmup, capture
+        self.slack, self.warmup, self.capture, self.shrink_after = slack, warmup, capture, shrink_after
         self.cap = int(population.max_ponder.max())           # read once, never while recording
         as_t = dict(dtype=population.dtype, device=population.device)
         # the gradients that graph 1 (or the exact step) writes and graph 2 reads
@@ -87,7 +88,8 @@ class PopulationGraphStep:
         self.shapes = shapes
         self.x, self.target, self.live, self.steps = batch
         self.forward_graph = BudgetedGraph(self._forward_backward, self.cap, slack=self.slack,
-                                           warmup=self.warmup, capture=self.capture)
+                                           warmup=self.warmup, capture=self.capture,
+                                           shrink_after=self.shrink_after)
 
     def _loss_and_gradients(self, y_hat, N, R):
         """The loss of eq. (12) per member and its gradients, written into self.grads."""
@@ -152,5 +154,7 @@ class PopulationGraphStep:
         losses = loss.cpu().tolist()
         if outputs is None:
             self.forward_graph.grow(N)         # after the update has read the exact gradients
+        else:
+            self.forward_graph.observe(N)      # and shrink the budget when the rows need less
         return [{"loss": float(losses[k]), **{name: value[k] for name, value in stats.items()}}
                 for k in range(self.pop.K)]

@@ -207,3 +207,36 @@ def test_cuda_population_equals_the_cpu_population_in_float64(kind):
     log = [(cpu.train_step(x, y, mask), gpu.train_step(x, y, mask)) for x, y, mask in batches(configs, 20)]
     assert_populations_equal(cpu, gpu, log, rtol=1e-9, atol=1e-11)
     assert gpu.graph_step.forward_graph.captures >= 1
+
+
+def test_the_budget_shrinks_once_the_rows_need_less_for_a_while():
+    """One long row early on must not set the cost of every later step (graphed.BudgetedGraph)."""
+    from act_engine.graphed import BudgetedGraph
+    need = {"N": 9}
+
+    def fn(steps):             # stands in for a fixed-budget step: complete when the rows need <= steps
+        return torch.tensor([min(need["N"], steps)]), torch.tensor(need["N"] <= steps)
+
+    graph = BudgetedGraph(fn, cap=20, slack=2, warmup=0, capture=Rerun, shrink_after=5)
+    assert graph.replay() is None                     # no graph yet: the exact step runs
+    graph.grow(torch.tensor([9]))
+    assert graph.ponder_steps == 11
+    need["N"] = 3
+    for i in range(5):
+        N, _ = graph.replay()
+        graph.observe(N)
+        assert graph.ponder_steps == (11 if i < 4 else 5), i     # after 5 steps that needed 3: 3 + slack
+    assert graph.captures == 2
+    need["N"] = 7                                     # a longer row again: the exact step, then room
+    assert graph.replay() is None and graph.fallbacks == 1
+    graph.grow(torch.tensor([7]))
+    assert graph.ponder_steps == 9 and graph.captures == 3
+
+
+def test_a_shrinking_budget_changes_no_number():
+    eager, graphed, step, log = train_both(configs_for("lstm"), 16,
+                                           lambda pop: PopulationGraphStep(pop, slack=3, warmup=1, capture=Rerun,
+                                                                           shrink_after=2))
+    graph = step.forward_graph
+    assert graph.captures > graph.fallbacks + 1          # some captures were shrinks, not growth
+    assert_populations_equal(eager, graphed, log, rtol=1e-10, atol=1e-12)
