@@ -71,7 +71,7 @@ def _updates_panel(ax, pair):
     top = max(max(e for _, e, _ in r["runs"]) for r in rows)
     ax.set_ylim(0, top * 1.15)                 # room for the labels above the highest point
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, frameon=False)
+    ax.legend(fontsize=8, frameon=False, loc="best")
 
 
 def _difficulty_panel(ax, pair, task):
