@@ -192,7 +192,7 @@ def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT):
     Raises AnswerError when the process gives no result (time limit, crash)."""
     job = {"cells": cells, "calls": [{"function": f, "args": [_encode(a) for a in args]} for f, args in calls],
            "given": judged.given, "modules": judged.modules, "pieces": {n: n for n in _pieces(judged)},
-           "out_of_reach": out_of_reach, "blocked": list(judged.blocked), "why": judged.why, "torch": judged.torch,
+           "out_of_reach": out_of_reach, "blocked": list(judged.blocked) + ([] if judged.torch else ["torch"]), "why": judged.why, "torch": judged.torch,
            "denied": [str(Path(__file__).resolve().parent.parent)]}
     with tempfile.TemporaryDirectory(prefix="act-judge-") as folder:
         runner = Path(folder) / "judge_sandbox.py"
@@ -252,8 +252,9 @@ def _role(cell):
     return None
 
 
-def judge_notebook(nb, name, rng=None, timeout=TIMEOUT):
-    """{grade_id: Verdict} for the judged check cells of notebook ``nb`` named ``name`` (its stem)."""
+def judge_notebook(nb, name, rng=None, timeout=TIMEOUT, only=None):
+    """{grade_id: Verdict} for the judged check cells of notebook ``nb`` named ``name`` (its stem);
+    ``only``: these grade_ids alone."""
     judged = JUDGED.get(name)
     if judged is None:
         return {}
@@ -261,7 +262,8 @@ def judge_notebook(nb, name, rng=None, timeout=TIMEOUT):
     verdicts = {}
     for index, cell in enumerate(nb["cells"]):
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if cell["cell_type"] == "code" and _role(cell) == "check" and grade_id in judged.checks:
+        if cell["cell_type"] == "code" and _role(cell) == "check" and grade_id in judged.checks \
+                and (only is None or grade_id in only):
             verdicts[grade_id] = judge_cell(nb, index, judged, judged.checks[grade_id], rng, timeout)
     return verdicts
 

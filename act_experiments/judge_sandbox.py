@@ -70,7 +70,7 @@ class Blocker:
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname.split(".")[0] in self.names:
-            raise ImportError(f"{fullname} is out of reach here: {self.why}")
+            raise Forbidden(f"your answer imports {fullname}: {self.why}")
         return None
 
 
@@ -199,7 +199,7 @@ def main(folder):
             for index, code in enumerate(job["cells"]):
                 run_cell(code, f"<answer cell {index + 1}>", namespace, tuple(job["blocked"]), why)
     except BaseException as err:                                 # noqa: BLE001 (reported, not raised)
-        result["cells"] = [type(err).__name__, str(err)[:2000]]
+        result["cells"] = [type(err).__name__, str(err)[:2000] or "(no message)"]
     raw = []
     for call in job["calls"]:
         entry = {}
@@ -217,7 +217,8 @@ def main(folder):
                     entry["value"] = encode(value)
                 except BaseException as err:                     # noqa: BLE001
                     raw.append(None)
-                    entry["error"] = [type(err).__name__, str(err)[:2000]]
+                    entry["error"] = [type(err).__name__, f"{call['function']} raised {type(err).__name__}"
+                                      + (f": {str(err)[:2000]}" if str(err) else "")]
             entry["warnings"] = sorted({f"{w.category.__name__}: {w.message}" for w in caught})[:5]
         result["calls"].append(entry)
     with open(os.path.join(folder, "result.json"), "w", encoding="utf-8") as f:
