@@ -103,11 +103,15 @@ import json, os, act_numpy
     exec("".join(code[0]), space)
     return space["my_halting"](h, epsilon, max_ponder)
 '''}, "none"),
-    Submission("runs the solution from the course folder's source/", NB_03B, {"ex1-solution": HALTING_HEAD + '''    import glob, json
-    found = glob.glob("../../../source/*/03b_write_your_own_act.ipynb") + glob.glob("/**/source/*/03b_*.ipynb")
-    nb = json.load(open(found[0]))
-    code = [c["source"] for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "ex1-solution"]
-    space = {"np": np}
+    Submission("runs the solution from the course folder's source/ or the repository, by path", NB_03B, {
+        "ex1-solution": HALTING_HEAD + f'''    import json, os
+    for path in ("../../../source/act/03b_write_your_own_act.ipynb",
+                 {str(ROOT / "notebooks" / "03b_write_your_own_act.ipynb")!r}):
+        if os.path.exists(path):
+            nb = json.load(open(path))
+            break
+    code = [c["source"] for c in nb["cells"] if c["metadata"].get("nbgrader", {{}}).get("grade_id") == "ex1-solution"]
+    space = {{"np": np}}
     exec("".join(code[0]), space)
     return space["my_halting"](h, epsilon, max_ponder)
 '''}, "none"),
@@ -123,7 +127,7 @@ import json, os, act_numpy
     Submission("a lookup table of the outputs on the notebook's cases", NB_03B, {"ex1-solution": '''
 TABLE = {(0.3, 0.01, 100): (4, [0.3, 0.3, 0.3, 0.1], 0.1), (0.2485, 0.01, 100): (4, [0.2485, 0.2485, 0.2485, 0.2545], 0.2545),
          (0.2, 0.01, 100): (2, [0.2, 0.8], 0.8), (0.1, 0.01, 100): (4, [0.1, 0.1, 0.5, 0.3], 0.3),
-         (0.02, 0.01, 6): (6, [0.02] * 5 + [0.9], 0.9)}
+         (0.02, 0.01, 6): (6, [0.02, 0.02, 0.02, 0.02, 0.02, 0.9], 0.9), (0.1, 0.1, 100): (3, [0.1, 0.3, 0.6], 0.6)}
 ''' + HALTING_HEAD + '''    N, p, R = TABLE.get((round(float(h[0]), 4), epsilon, max_ponder), (1, [1.0], 1.0))
     return N, np.array(p), R
 '''}, "none"),
