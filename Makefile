@@ -45,8 +45,9 @@ exercises: $(STAMP)
 
 # A ready nbgrader course in build/course/: nbgrader_config.py, one assignment per session of
 # docs/teaching.md's plan (source/ and release/), figures and links that resolve inside it.
+# Run again, it keeps the gradebook, submissions and grades; `make course FRESH=1` starts again.
 course: $(STAMP)
-	$(PY) scripts/course.py
+	$(PY) scripts/course.py $(if $(FRESH),--fresh)
 
 # The course as one wheel (build/dist/), committed sweeps inside: what a notebook opened on its own
 # installs (README, "Opened alone").
