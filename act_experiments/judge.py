@@ -20,9 +20,11 @@ own process, as two preprocessors in ``c.Autograde.autograde_preprocessors``
 
 Nothing the kernel defines reaches the comparison: not its globals, not its files (the judge ran
 before it), not its stderr. Warnings an answer raises are reported as a note, not counted.
-``judge_notebook`` runs the same judge on a notebook outside nbgrader (the tests use it).
+``act_experiments.judged.judge_notebook`` runs the same judge on a notebook outside nbgrader (the
+tests use it).
 
-Each judged notebook is a ``Judged`` entry in ``JUDGED``: the exercises' allowed pieces (the
+Each judged notebook is a ``Judged`` (act_experiments.judged.JUDGED lists them; judge_03b and
+judge_12 write them): the exercises' allowed pieces (the
 table in docs/teaching.md, "Writing ACT means writing it", says the same; a test holds them
 together), the names handed in, and one function per check cell that draws inputs and returns
 the calls to make with a ``verify`` that compares their results with the references.
@@ -32,7 +34,6 @@ import ast
 import json
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
@@ -222,8 +223,8 @@ def _pieces(judged):
 def judge_cell(nb, index, judged, check, rng, timeout=TIMEOUT):
     """The Verdict on check cell ``index`` of the notebook ``nb`` (a dict or NotebookNode)."""
     cells = nb["cells"]
-    answers = [_source(c) for c in cells[:index] if c["cell_type"] == "code" and _role(c) == "solution"]
-    lesson = [_source(c) for c in cells if c["cell_type"] == "code" and _role(c) != "solution"]
+    answers = [_source(c) for c in cells[:index] if c["cell_type"] == "code" and cell_role(c) == "solution"]
+    lesson = [_source(c) for c in cells if c["cell_type"] == "code" and cell_role(c) != "solution"]
     kept = [keep_definitions(s)[0] for s in answers]
     out_of_reach = {k: v for k, v in course_imports(lesson).items() if k not in _pieces(judged)}
     calls, verify = check(rng)
@@ -243,29 +244,13 @@ def judge_cell(nb, index, judged, check, rng, timeout=TIMEOUT):
     return Verdict(True, report)
 
 
-def _role(cell):
+def cell_role(cell):
     meta = cell.get("metadata", {}).get("nbgrader", {})
     if meta.get("solution") and not meta.get("grade"):
         return "solution"
     if meta.get("grade") and not meta.get("solution"):
         return "check"
     return None
-
-
-def judge_notebook(nb, name, rng=None, timeout=TIMEOUT, only=None):
-    """{grade_id: Verdict} for the judged check cells of notebook ``nb`` named ``name`` (its stem);
-    ``only``: these grade_ids alone."""
-    judged = JUDGED.get(name)
-    if judged is None:
-        return {}
-    rng = rng if rng is not None else np.random.default_rng(secrets.randbits(128))
-    verdicts = {}
-    for index, cell in enumerate(nb["cells"]):
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if cell["cell_type"] == "code" and _role(cell) == "check" and grade_id in judged.checks \
-                and (only is None or grade_id in only):
-            verdicts[grade_id] = judge_cell(nb, index, judged, judged.checks[grade_id], rng, timeout)
-    return verdicts
 
 
 # ------------------------------------------------------------------------------ the comparisons
@@ -315,8 +300,3 @@ def as_int(value, what):
         return int(number)
     except (TypeError, ValueError):
         raise Wrong(f"{what} should be a whole number, not {value!r}") from None
-
-
-from act_experiments import judge_03b, judge_12  # noqa: E402  (they use the helpers above)
-
-JUDGED = {"03b_write_your_own_act": judge_03b.JUDGED, "12_attention_pondernet": judge_12.JUDGED}

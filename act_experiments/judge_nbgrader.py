@@ -14,7 +14,7 @@ import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from act_experiments.judge import judge_notebook
+from act_experiments.judged import judge_notebook
 
 KEY = "act_judge_verdicts"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_experiments import judge
+from act_experiments import judge, judged
 
 ROOT = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("attacks", ROOT / "scripts" / "attacks.py")
@@ -21,7 +21,7 @@ spec.loader.exec_module(attacks)
 def verdicts(submission, seed=0):
     nb = attacks.submitted(submission)
     only = attacks.judged_checks(nb, submission)
-    found = judge.judge_notebook(nb, submission.notebook, rng=np.random.default_rng(seed), only=only)
+    found = judged.judge_notebook(nb, submission.notebook, rng=np.random.default_rng(seed), only=only)
     assert sorted(found) == sorted(only), (found, only)
     return found
 
@@ -43,17 +43,17 @@ def test_a_warning_is_a_note_not_a_failure():
     assert "note: your answer raised DeprecationWarning: an old spelling, still right" in found["ex1-check"].text
 
 
-@pytest.mark.parametrize("stem", sorted(judge.JUDGED))
+@pytest.mark.parametrize("stem", sorted(judged.JUDGED))
 def test_the_source_passes_and_the_release_fails_every_judged_check(stem):
     nb = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8"))
-    found = judge.judge_notebook(nb, stem, rng=np.random.default_rng(1))
-    assert sorted(found) == sorted(judge.JUDGED[stem].checks), "a judged grade_id the notebook does not have"
+    found = judged.judge_notebook(nb, stem, rng=np.random.default_rng(1))
+    assert sorted(found) == sorted(judged.JUDGED[stem].checks), "a judged grade_id the notebook does not have"
     assert all(v.passed for v in found.values()), {g: v.text for g, v in found.items() if not v.passed}
     released = re.compile(r"### BEGIN SOLUTION.*?### END SOLUTION", flags=re.S)
     for cell in nb["cells"]:
         if cell["metadata"].get("nbgrader", {}).get("solution") and cell["cell_type"] == "code":
             cell["source"] = released.sub("raise NotImplementedError()", "".join(cell["source"]))
-    found = judge.judge_notebook(nb, stem, rng=np.random.default_rng(1))
+    found = judged.judge_notebook(nb, stem, rng=np.random.default_rng(1))
     assert {v.ename for v in found.values()} == {"NotImplementedError"}, {g: v.text for g, v in found.items()}
     assert all("raised NotImplementedError" in v.text for v in found.values())
 
@@ -89,7 +89,7 @@ def test_course_imports_are_found_under_every_name():
 def sandboxed(body, timeout=60):
     """Run ``def answer(): <body>`` in the sandbox of 03b; the entry of its one call."""
     code = "def answer():\n" + "".join(f"    {line}\n" for line in body.splitlines())
-    result = judge.run_answer([code], [("answer", [])], judge.JUDGED["03b_write_your_own_act"], {}, timeout=timeout)
+    result = judge.run_answer([code], [("answer", [])], judged.JUDGED["03b_write_your_own_act"], {}, timeout=timeout)
     assert result["cells"] is None, result
     return result["calls"][0]
 
@@ -120,7 +120,7 @@ def test_the_sandbox_lets_numpy_and_the_standard_library_work():
 def test_an_answer_that_never_ends_fails_with_a_time_limit():
     nb = attacks.submitted(attacks.Submission("loops", attacks.NB_03B, {"ex1-solution": attacks.HALTING_HEAD
                                                                         + "    while True:\n        pass\n"}, "none"))
-    found = judge.judge_notebook(nb, attacks.NB_03B, rng=np.random.default_rng(0), timeout=5, only=["ex1-check"])
+    found = judged.judge_notebook(nb, attacks.NB_03B, rng=np.random.default_rng(0), timeout=5, only=["ex1-check"])
     assert found["ex1-check"].ename == "TimeoutError" and "within 5 s" in found["ex1-check"].text
 
 
@@ -137,6 +137,6 @@ def test_the_allow_lists_agree_with_the_teacher_guide():
         allowed = re.findall(r"`(\w+)`", rule.split(" but ", 1)[1].split("(")[0]) if " but " in rule else []
         for k in range(first, last + 1):
             rows[(number, k)] = tuple(allowed)
-    for stem, judged in judge.JUDGED.items():
-        for number, pieces in judged.allowed.items():
+    for stem, entry in judged.JUDGED.items():
+        for number, pieces in entry.allowed.items():
             assert rows.get((stem[:3].rstrip("_"), number)) == tuple(pieces), (stem, number, rows)
