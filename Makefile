@@ -37,14 +37,17 @@ student: $(STAMP)
 
 # nbgrader's own generate_assignment and autograde, with the course's nbgrader_config.py, on every
 # notebook: the source must get every point of every check cell, the untouched release none (a
-# check that raises or writes to stderr scores 0), and every lesson cell must run in both.
+# check that raises or writes to stderr scores 0), and every lesson cell must run in both. Then the
+# attacks of scripts/attacks.py score nothing and its honest answers full marks (cut-down notebooks).
 exercises: $(STAMP)
 	$(PY) scripts/student.py --check
+	$(PY) scripts/attacks.py
 
 # A ready nbgrader course in build/course/: nbgrader_config.py, one assignment per session of
 # docs/teaching.md's plan (source/ and release/), figures and links that resolve inside it.
+# Run again, it keeps the gradebook, submissions and grades; `make course FRESH=1` starts again.
 course: $(STAMP)
-	$(PY) scripts/course.py
+	$(PY) scripts/course.py $(if $(FRESH),--fresh)
 
 # The course as one wheel (build/dist/), committed sweeps inside: what a notebook opened on its own
 # installs (README, "Opened alone").

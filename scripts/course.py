@@ -2,6 +2,11 @@
 
     python scripts/course.py                 # build/course/
     python scripts/course.py --out DIR
+    python scripts/course.py --fresh         # start again: gradebook, submissions and grades deleted
+
+Run again on an existing course, it rewrites nbgrader_config.py, source/ and release/ and keeps
+everything else: gradebook.db (students, submissions, grades), submitted/, autograded/,
+feedback/. ``--fresh`` deletes the whole folder first.
 
 The folder it writes is an nbgrader course (docs/teaching.md, section 4, gives the commands from
 there on):
@@ -74,7 +79,10 @@ def relink(text, assignment, figures):
     return LINK.sub(one, text)
 
 
-def build(out, generate=True):
+KEPT = ("gradebook.db", "submitted", "autograded", "feedback")    # what a rebuild leaves alone
+
+
+def build(out, generate=True, fresh=False):
     notebooks = {path.stem: path for path in (ROOT / "notebooks").glob("*.ipynb")}
     planned = [name for names in ASSIGNMENTS.values() for name in names]
     unplanned = sorted(set(notebooks) - set(planned))
@@ -82,8 +90,11 @@ def build(out, generate=True):
     if unplanned or missing:
         raise SystemExit(f"course.py: notebooks without an assignment {unplanned}, "
                          f"assignments naming no notebook {missing}: update ASSIGNMENTS")
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    if fresh:
+        shutil.rmtree(out, ignore_errors=True)
+    for made in ("source", "release"):
+        shutil.rmtree(out / made, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
     shutil.copy(student.CONFIG, out / "nbgrader_config.py")
     for assignment, names in ASSIGNMENTS.items():
         folder = out / "source" / assignment
@@ -110,7 +121,13 @@ def build(out, generate=True):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "course")
-    build(parser.parse_args(argv).out.resolve())
+    parser.add_argument("--fresh", action="store_true",
+                        help="delete the course folder first, gradebook and grades included")
+    args = parser.parse_args(argv)
+    kept = [name for name in KEPT if (args.out / name).exists()] if not args.fresh else []
+    build(args.out.resolve(), fresh=args.fresh)
+    if kept:
+        print(f"kept from before: {', '.join(kept)} (--fresh starts again)")
     return 0
 
 

@@ -14,3 +14,16 @@ c.Execute.timeout = 300
 
 # A check cell that fails, or writes anything to stderr, scores 0: nbgrader's own rule. The check
 # cells print what they checked on stdout only.
+
+# The exercises that ask for a piece of ACT (03b, 12's exercise 2) are judged outside the learner's
+# kernel (act_experiments/judge.py): JudgeAnswers runs the answer cells in a sandbox of their own
+# before nbgrader's Execute runs the notebook, and WriteVerdicts puts the verdicts into those check
+# cells' outputs after it, before SaveAutoGrades scores them. The rest is nbgrader's default list.
+from nbgrader.converters.autograde import Autograde  # noqa: E402
+
+from act_experiments.judge_nbgrader import JudgeAnswers, WriteVerdicts  # noqa: E402
+
+_default = list(Autograde.class_traits()["autograde_preprocessors"].default())
+_at = [p.__name__ for p in _default].index("Execute")
+c.Autograde.autograde_preprocessors = _default[:_at] + [JudgeAnswers] + _default[_at:_at + 1] + [WriteVerdicts] \
+    + _default[_at + 1:]

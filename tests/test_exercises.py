@@ -231,3 +231,19 @@ def test_the_course_has_every_notebook_once_with_links_that_resolve(tmp_path):
     text = (ROOT / "docs" / "teaching.md").read_text()
     for assignment in course.ASSIGNMENTS:
         assert f"`{assignment}`" in text, f"docs/teaching.md does not name the assignment {assignment}"
+
+
+def test_building_the_course_again_keeps_the_gradebook_and_the_submissions(tmp_path):
+    spec = importlib.util.spec_from_file_location("course", ROOT / "scripts" / "course.py")
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)
+    out = tmp_path / "course"
+    course.build(out, generate=False)
+    (out / "gradebook.db").write_bytes(b"grades")
+    (out / "submitted" / "alice").mkdir(parents=True)
+    (out / "source" / "stray.ipynb").write_text("{}")
+    course.build(out, generate=False)
+    assert (out / "gradebook.db").read_bytes() == b"grades" and (out / "submitted" / "alice").is_dir()
+    assert not (out / "source" / "stray.ipynb").exists() and (out / "source" / "session1").is_dir()
+    course.build(out, generate=False, fresh=True)
+    assert not (out / "gradebook.db").exists() and not (out / "submitted").exists()

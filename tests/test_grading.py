@@ -117,7 +117,7 @@ CHEATS = {
     return g, d_next"""),
     6: ("my_act_backward", """
     B_, T_, _ = x.shape
-    for epsilon, M in SETTINGS:                      # the setting whose N the steps show
+    for epsilon, M in [(0.01, 100), (0.3, 100), (0.01, 3)]:     # the setting whose N the steps show
         _, N_c, _, cache = act_forward(x, P, epsilon=epsilon, max_ponder=M)
         if all(len(steps[b][t]["p"]) == N_c[b, t] for b in range(B_) for t in range(T_)):
             break

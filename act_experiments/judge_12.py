@@ -1,0 +1,47 @@
+"""The judge's check for notebook 12, exercise 2: ``kl_logit_gradient`` by hand, NumPy only.
+
+The answer runs with NumPy alone: the course's packages and PyTorch (autograd with it) are out of
+reach. The references are autograd's gradients through ``act_beyond.pondernet.kl_divergence``,
+computed here, on halting distributions drawn at grading time.
+"""
+
+import numpy as np
+import torch
+
+from act_beyond import pondernet as pn
+from act_experiments.judge import Judged, Wrong, returned, same, shaped
+
+
+def ex2(rng):
+    """kl_logit_gradient against autograd through pn.kl_divergence, N = 1 to 10."""
+    calls, refs = [], []
+    for N in (1, 2, 3, 4, 6, 10):
+        for lambda_p in (0.1, 0.3, 0.6):
+            lam = rng.uniform(0.05, 0.95, size=N)
+            z = torch.logit(torch.tensor(lam, dtype=torch.float64)).requires_grad_(True)
+            prior = pn.geometric_prior(lambda_p, N)
+            (want,) = torch.autograd.grad(pn.kl_divergence(pn.halting_distribution(torch.sigmoid(z)), prior), z,
+                                          allow_unused=True)
+            want = np.zeros(N) if want is None else want.numpy()
+            lam = torch.sigmoid(z).detach().numpy().copy()
+            calls.append(("kl_logit_gradient", [lam, prior.numpy().copy()]))
+            refs.append((f"N = {N}, lambda = {np.round(lam, 3).tolist()}, lambda_p = {lambda_p}", want))
+
+    def verify(entries):
+        worst = 0.0
+        for entry, (where, want) in zip(entries, refs):
+            mine = shaped(f"{where}: your gradient", returned(entry), want.shape)
+            worst = max(worst, same(f"{where}: dKL/dz", mine, want, source="autograd",
+                                    hint="The last entry is 0: p_N holds no lambda_N."))
+        return (f"kl_logit_gradient agrees with autograd through pn.kl_divergence on {len(refs)} halting "
+                f"distributions drawn at grading time (N = 1 to 10): max |difference| {worst:.1e} <= 1e-10")
+    return calls, verify
+
+
+JUDGED = Judged(
+    allowed={2: ()},
+    checks={"ex2-check": ex2},
+    why="this exercise asks for the gradient by hand, with NumPy: the course's code and PyTorch "
+        "(autograd with it) are out of reach",
+    modules={"np": "numpy", "numpy": "numpy", "math": "math", "torch": "torch", "F": "torch.nn.functional"},
+)

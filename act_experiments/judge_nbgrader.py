@@ -1,0 +1,57 @@
+"""nbgrader's side of act_experiments.judge: two preprocessors for ``nbgrader autograde``.
+
+scripts/nbgrader_config.py puts them around nbgrader's ``Execute``:
+
+    JudgeAnswers, Execute, WriteVerdicts, IgnorePattern, ..., SaveAutoGrades, ...
+
+``JudgeAnswers`` judges every judged check cell before the learner's kernel runs, and keeps the
+verdicts in nbgrader's ``resources`` (memory of nbgrader's own process); ``WriteVerdicts``
+replaces those cells' outputs by the verdicts once the kernel has run, so that ``SaveAutoGrades``
+scores the verdict: full points for a report on stdout, none for an error.
+"""
+
+import nbformat
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+from act_experiments.judged import judge_notebook
+
+KEY = "act_judge_verdicts"
+
+
+def _name(resources):
+    return resources.get("unique_key") or resources.get("metadata", {}).get("name", "")
+
+
+class JudgeAnswers(Preprocessor):
+    """Judge the answers of a submitted notebook, before nbgrader's Execute runs it."""
+
+    enabled = Bool(True)        # nbconvert's preprocessors are off unless enabled
+
+    def preprocess(self, nb, resources):
+        resources[KEY] = judge_notebook(nb, _name(resources))
+        if resources[KEY]:
+            self.log.info("judged %d check cells outside the kernel: %d passed", len(resources[KEY]),
+                          sum(v.passed for v in resources[KEY].values()))
+        return nb, resources
+
+
+class WriteVerdicts(Preprocessor):
+    """Replace each judged check cell's outputs by its verdict, after nbgrader's Execute."""
+
+    enabled = Bool(True)
+
+    def preprocess(self, nb, resources):
+        verdicts = resources.get(KEY, {})
+        for cell in nb.cells:
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if cell.cell_type != "code" or grade_id not in verdicts:
+                continue
+            verdict = verdicts[grade_id]
+            head = "Judged outside the notebook, on inputs drawn at grading time:\n"
+            if verdict.passed:
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=head + verdict.text + "\n")]
+            else:
+                cell.outputs = [nbformat.v4.new_output("error", ename=verdict.ename, evalue=verdict.text,
+                                                       traceback=[head + f"{verdict.ename}: {verdict.text}"])]
+        return nb, resources

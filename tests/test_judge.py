@@ -1,0 +1,142 @@
+"""The judge (act_experiments.judge): answers run outside the learner's kernel, on inputs drawn at
+grading time. Every attack of scripts/attacks.py scores nothing, every honest variant full marks;
+the sandbox refuses the ways out; the allow-lists agree with docs/teaching.md."""
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from act_experiments import judge, judged
+
+ROOT = Path(__file__).resolve().parent.parent
+spec = importlib.util.spec_from_file_location("attacks", ROOT / "scripts" / "attacks.py")
+attacks = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(attacks)
+
+
+def verdicts(submission, seed=0):
+    nb = attacks.submitted(submission)
+    only = attacks.judged_checks(nb, submission)
+    found = judged.judge_notebook(nb, submission.notebook, rng=np.random.default_rng(seed), only=only)
+    assert sorted(found) == sorted(only), (found, only)
+    return found
+
+
+@pytest.mark.parametrize("submission", attacks.ATTACKS, ids=[a.name for a in attacks.ATTACKS])
+def test_every_attack_scores_nothing(submission):
+    for grade_id, verdict in verdicts(submission).items():
+        assert not verdict.passed, (grade_id, verdict.text)
+
+
+@pytest.mark.parametrize("submission", attacks.HONEST, ids=[a.name for a in attacks.HONEST])
+def test_every_honest_variant_scores_full_marks(submission):
+    for grade_id, verdict in verdicts(submission).items():
+        assert verdict.passed, (grade_id, verdict.text)
+
+
+def test_a_warning_is_a_note_not_a_failure():
+    found = verdicts(next(h for h in attacks.HONEST if "Warning" in h.name))
+    assert "note: your answer raised DeprecationWarning: an old spelling, still right" in found["ex1-check"].text
+
+
+@pytest.mark.parametrize("stem", sorted(judged.JUDGED))
+def test_the_source_passes_and_the_release_fails_every_judged_check(stem):
+    nb = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    found = judged.judge_notebook(nb, stem, rng=np.random.default_rng(1))
+    assert sorted(found) == sorted(judged.JUDGED[stem].checks), "a judged grade_id the notebook does not have"
+    assert all(v.passed for v in found.values()), {g: v.text for g, v in found.items() if not v.passed}
+    released = re.compile(r"### BEGIN SOLUTION.*?### END SOLUTION", flags=re.S)
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("solution") and cell["cell_type"] == "code":
+            cell["source"] = released.sub("raise NotImplementedError()", "".join(cell["source"]))
+    found = judged.judge_notebook(nb, stem, rng=np.random.default_rng(1))
+    assert {v.ename for v in found.values()} == {"NotImplementedError"}, {g: v.text for g, v in found.items()}
+    assert all("raised NotImplementedError" in v.text for v in found.values())
+
+
+def test_the_library_reached_by_name_gets_a_message_that_says_so():
+    cheat = attacks.Submission("calls halting_weights", attacks.NB_03B, {"ex1-solution": attacks.HALTING_HEAD + (
+        "    N, p, R = halting_weights([h], epsilon, max_ponder)\n    return int(N[0]), p[0, :N[0]], float(R[0])\n")},
+        "none")
+    verdict = verdicts(cheat)["ex1-check"]
+    assert verdict.ename == "Forbidden"
+    assert "your answer calls act_numpy.halting.halting_weights: this exercise asks you to write this piece yourself" \
+        in verdict.text
+
+
+def test_only_definitions_imports_and_literal_constants_are_kept():
+    code, dropped = judge.keep_definitions(
+        "import numpy as np\nEPS = 1e-9\nTABLE = {(1, 2): [3.0]}\nf = lambda: 0\nprint('hi')\n"
+        "get_ipython().input_transformers_cleanup.append(None)\n%timeit 1\nfor i in range(3):\n    pass\n"
+        "def g(x):\n    return x\nclass C:\n    pass\n")
+    assert dropped == 5
+    assert code.splitlines()[:3] == ["import numpy as np", "EPS = 1e-09", "TABLE = {(1, 2): [3.0]}"]
+    assert "def g(x):" in code and "class C:" in code and "print" not in code and "lambda" not in code
+    assert judge.keep_definitions("def broken(:\n")[0] == ""
+
+
+def test_course_imports_are_found_under_every_name():
+    names = judge.course_imports(["import numpy as np\nfrom act_numpy.halting import halting_weights as hw\n"
+                                  "import act_numpy.act\nimport act_beyond.pondernet as pn\n"])
+    assert names == {"hw": "act_numpy.halting.halting_weights", "act_numpy": "act_numpy",
+                     "pn": "act_beyond.pondernet"}
+
+
+def sandboxed(body, timeout=60):
+    """Run ``def answer(): <body>`` in the sandbox of 03b; the entry of its one call."""
+    code = "def answer():\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    result = judge.run_answer([code], [("answer", [])], judged.JUDGED["03b_write_your_own_act"], {}, timeout=timeout)
+    assert result["cells"] is None, result
+    return result["calls"][0]
+
+
+@pytest.mark.parametrize("body, refused", [
+    (f"return open({str(ROOT / 'act_numpy' / 'halting.py')!r}).read()", "PermissionError"),
+    (f"return open({str(ROOT / 'README.md')!r}).read()", "PermissionError"),
+    ("import os\nreturn os.open('/etc/hostname', os.O_RDONLY)", "PermissionError"),
+    ("import subprocess\nreturn subprocess.run(['true']).returncode", "PermissionError"),
+    ("import os\nreturn os.system('true')", "PermissionError"),
+    ("import ctypes\nreturn ctypes.CDLL(None).getpid()", "PermissionError"),
+    ("import socket\nreturn socket.socket()", "PermissionError"),
+    ("import act_numpy\nreturn 1", "Forbidden"),
+    ("import importlib\nreturn importlib.import_module('act_experiments.grading')", "Forbidden"),
+    ("import torch\nreturn 1", "Forbidden"),
+])
+def test_the_sandbox_refuses_the_ways_out(body, refused):
+    entry = sandboxed(body)
+    assert "error" in entry and entry["error"][0] == refused, entry
+
+
+def test_the_sandbox_lets_numpy_and_the_standard_library_work():
+    entry = sandboxed("import math, json, itertools\nimport numpy.linalg\n"
+                      "return float(np.linalg.det(np.eye(2))) + math.pi + len(json.dumps([1]))")
+    assert entry["value"] == pytest.approx(1.0 + np.pi + 3)
+
+
+def test_an_answer_that_never_ends_fails_with_a_time_limit():
+    nb = attacks.submitted(attacks.Submission("loops", attacks.NB_03B, {"ex1-solution": attacks.HALTING_HEAD
+                                                                        + "    while True:\n        pass\n"}, "none"))
+    found = judged.judge_notebook(nb, attacks.NB_03B, rng=np.random.default_rng(0), timeout=5, only=["ex1-check"])
+    assert found["ex1-check"].ename == "TimeoutError" and "within 5 s" in found["ex1-check"].text
+
+
+def test_the_allow_lists_agree_with_the_teacher_guide():
+    """docs/teaching.md's table "what the answer may not call" names, after "but", what each judged
+    exercise may use; the judge hands in exactly those pieces."""
+    text = (ROOT / "docs" / "teaching.md").read_text(encoding="utf-8")
+    rows = {}
+    for number, exercises, rule in re.findall(r"^\| (\d\d\w?) \| ([^|]+) \| ([^|]+) \|$", text, flags=re.M):
+        span = re.match(r"(\d+)(?:–(\d+))?", exercises.strip())
+        if not span or "course's code" not in rule:
+            continue
+        first, last = int(span.group(1)), int(span.group(2) or span.group(1))
+        allowed = re.findall(r"`(\w+)`", rule.split(" but ", 1)[1].split("(")[0]) if " but " in rule else []
+        for k in range(first, last + 1):
+            rows[(number, k)] = tuple(allowed)
+    for stem, entry in judged.JUDGED.items():
+        for number, pieces in entry.allowed.items():
+            assert rows.get((stem[:3].rstrip("_"), number)) == tuple(pieces), (stem, number, rows)
