@@ -16,12 +16,12 @@ c.Execute.timeout = 300
 # cells print what they checked on stdout only.
 
 # The exercises that ask for a piece of ACT (03b, 12's exercise 2) are judged outside the learner's
-# kernel (act_experiments/judge.py): JudgeAnswers runs the answer cells in a sandbox of their own
+# kernel (act_experiments/grading/judge.py): JudgeAnswers runs the answer cells in a sandbox of their own
 # before nbgrader's Execute runs the notebook, and WriteVerdicts puts the verdicts into those check
 # cells' outputs after it, before SaveAutoGrades scores them. The rest is nbgrader's default list.
 from nbgrader.converters.autograde import Autograde  # noqa: E402
 
-from act_experiments.judge_nbgrader import JudgeAnswers, WriteVerdicts  # noqa: E402
+from act_experiments.grading.preprocessors import JudgeAnswers, WriteVerdicts  # noqa: E402
 
 _default = list(Autograde.class_traits()["autograde_preprocessors"].default())
 _at = [p.__name__ for p in _default].index("Execute")

@@ -1,4 +1,4 @@
-"""The judge (act_experiments.judge): answers run outside the learner's kernel, on inputs drawn at
+"""The judge (act_experiments.grading.judge): answers run outside the learner's kernel, on inputs drawn at
 grading time. Every attack of scripts/attacks.py scores nothing, every honest variant full marks;
 the sandbox refuses the ways out; the allow-lists agree with docs/teaching.md."""
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_experiments import judge, judged
+from act_experiments.grading import judge
+from act_experiments.grading import registry as judged
 
 ROOT = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("attacks", ROOT / "scripts" / "attacks.py")

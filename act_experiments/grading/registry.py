@@ -1,13 +1,13 @@
-"""The notebooks whose exercises act_experiments.judge grades, and the judge run on a whole notebook."""
+"""The notebooks whose exercises act_experiments.grading.judge grades, and the judge run on a whole notebook."""
 
 import secrets
 
 import numpy as np
 
-from act_experiments import judge_03b, judge_12
-from act_experiments.judge import TIMEOUT, cell_role, judge_cell
+from . import exercises_03b, exercises_12
+from .judge import TIMEOUT, cell_role, judge_cell
 
-JUDGED = {"03b_write_your_own_act": judge_03b.JUDGED, "12_attention_pondernet": judge_12.JUDGED}
+JUDGED = {"03b_write_your_own_act": exercises_03b.JUDGED, "12_attention_pondernet": exercises_12.JUDGED}
 
 
 def judge_notebook(nb, name, rng=None, timeout=TIMEOUT, only=None):

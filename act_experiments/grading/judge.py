@@ -7,7 +7,7 @@ own process, as two preprocessors in ``c.Autograde.autograde_preprocessors``
 
 - ``JudgeAnswers``, before ``Execute``: for every check cell it knows, it takes the notebook's
   answer cells (the ``exK-solution`` cells above the check), keeps by ``ast`` only their
-  definitions, imports and literal constants, and runs them with ``judge_sandbox.py`` in a fresh
+  definitions, imports and literal constants, and runs them with ``sandbox.py`` in a fresh
   ``python -I`` in a temporary folder, with a time limit, the course's packages out of reach and
   an audit hook that refuses files outside the standard library and NumPy (PyTorch where the
   exercise allows it), subprocesses, sockets and ctypes. The exercise hands in the pieces it
@@ -20,11 +20,11 @@ own process, as two preprocessors in ``c.Autograde.autograde_preprocessors``
 
 Nothing the kernel defines reaches the comparison: not its globals, not its files (the judge ran
 before it), not its stderr. Warnings an answer raises are reported as a note, not counted.
-``act_experiments.judged.judge_notebook`` runs the same judge on a notebook outside nbgrader (the
+``act_experiments.grading.registry.judge_notebook`` runs the same judge on a notebook outside nbgrader (the
 tests use it).
 
-Each judged notebook is a ``Judged`` (act_experiments.judged.JUDGED lists them; judge_03b and
-judge_12 write them): the exercises' allowed pieces (the
+Each judged notebook is a ``Judged`` (act_experiments.grading.registry.JUDGED lists them; exercises_03b and
+exercises_12 write them): the exercises' allowed pieces (the
 table in docs/teaching.md, "Writing ACT means writing it", says the same; a test holds them
 together), the names handed in, and one function per check cell that draws inputs and returns
 the calls to make with a ``verify`` that compares their results with the references.
@@ -43,9 +43,9 @@ from pathlib import Path
 
 import numpy as np
 
-from act_experiments.grading import PACKAGES
+from .guard import PACKAGES
 
-RUNNER = Path(__file__).with_name("judge_sandbox.py")
+RUNNER = Path(__file__).with_name("sandbox.py")
 TIMEOUT = 120          # seconds for one check's answer, NumPy's import included
 WHY = "this exercise asks you to write this piece yourself, from the equations (NumPy operations)"
 
@@ -194,9 +194,9 @@ def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT):
     job = {"cells": cells, "calls": [{"function": f, "args": [_encode(a) for a in args]} for f, args in calls],
            "given": judged.given, "modules": judged.modules, "pieces": {n: n for n in _pieces(judged)},
            "out_of_reach": out_of_reach, "blocked": list(judged.blocked) + ([] if judged.torch else ["torch"]), "why": judged.why, "torch": judged.torch,
-           "denied": [str(Path(__file__).resolve().parent.parent)]}
+           "denied": [str(Path(__file__).resolve().parent.parent.parent)]}
     with tempfile.TemporaryDirectory(prefix="act-judge-") as folder:
-        runner = Path(folder) / "judge_sandbox.py"
+        runner = Path(folder) / "sandbox.py"
         shutil.copy(RUNNER, runner)
         (Path(folder) / "job.json").write_text(json.dumps(job), encoding="utf-8")
         env = {"PATH": os.defpath, "HOME": folder, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",

@@ -1,4 +1,4 @@
-"""nbgrader's side of act_experiments.judge: two preprocessors for ``nbgrader autograde``.
+"""nbgrader's side of act_experiments.grading.judge: two preprocessors for ``nbgrader autograde``.
 
 scripts/nbgrader_config.py puts them around nbgrader's ``Execute``:
 
@@ -14,7 +14,7 @@ import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from act_experiments.judged import judge_notebook
+from .registry import judge_notebook
 
 KEY = "act_judge_verdicts"
 

@@ -8,7 +8,7 @@ The comparisons and their tolerances are those of the notebook's hidden tests.
 
 import numpy as np
 
-from act_experiments.judge import Earlier, Judged, Wrong, as_int, returned, same, shaped, unpack
+from .judge import Earlier, Judged, Wrong, as_int, returned, same, shaped, unpack
 from act_numpy.act import act_backward, act_forward, halting_gradient, ponder_backward
 from act_numpy.gradcheck import act_objective, rel_error
 from act_numpy.halting import halting_backward, halting_weights

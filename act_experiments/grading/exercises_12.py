@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from act_beyond import pondernet as pn
-from act_experiments.judge import Judged, Wrong, returned, same, shaped
+from .judge import Judged, Wrong, returned, same, shaped
 
 
 def ex2(rng):
