@@ -50,14 +50,17 @@ def _updates_panel(ax, pair):
         for r in fixed:
             ax.scatter([r["updates_low"]] * len(r["runs"]), [e for _, e, _ in r["runs"]], s=10,
                        color=FIXED_COLOUR, alpha=0.5, linewidths=0)
+    acts = 0
     for r in rows:
         if r["kind"] == "act":
+            acts += 1
             mid, half = (r["updates_low"] + r["updates_high"]) / 2, (r["updates_high"] - r["updates_low"]) / 2
             star = r["key"] == tau_star
             ax.errorbar([mid], [r["error"]], xerr=[[half], [half]], yerr=[r["error_se"]], fmt="o",
                         color=ACT_COLOUR, alpha=1.0 if star else 0.55, capsize=3, ms=7 if star else 5)
-            ax.annotate(f"τ = {r['key']:g}", (mid, r["error"]), textcoords="offset points", xytext=(6, 6),
-                        fontsize=8, color=ACT_COLOUR)
+            # labels above and below in turn, so that two τ of nearly the same ponder stay readable
+            ax.annotate(f"τ = {r['key']:g}", (mid, r["error"]), textcoords="offset points",
+                        xytext=(6, 6 if acts % 2 else -12), fontsize=8, color=ACT_COLOUR)
         elif r["kind"] == NO_ACT:
             ax.errorbar([1.0], [r["error"]], yerr=[r["error_se"]], fmt="x", color=BASELINE_COLOUR, ms=8,
                         capsize=3, label="no ACT (one update)")
