@@ -7,7 +7,7 @@ own process, as two preprocessors in ``c.Autograde.autograde_preprocessors``
 
 - ``JudgeAnswers``, before ``Execute``: for every check cell it knows, it takes the notebook's
   answer cells (the ``exK-solution`` cells above the check), keeps by ``ast`` only their
-  definitions, imports and literal constants, and runs them with ``sandbox.py`` in a fresh
+  definitions, imports and literal constants, and runs them with ``runner.py`` in a fresh
   ``python -I`` in a temporary folder, with a time limit, the course's packages out of reach and
   an audit hook that refuses files outside the standard library and NumPy (PyTorch where the
   exercise allows it), subprocesses, sockets and ctypes. The exercise hands in the pieces it
@@ -45,7 +45,7 @@ import numpy as np
 
 from .guard import PACKAGES
 
-RUNNER = Path(__file__).with_name("sandbox.py")
+RUNNER = Path(__file__).with_name("runner.py")
 TIMEOUT = 120          # seconds for one check's answer, NumPy's import included
 WHY = "this exercise asks you to write this piece yourself, from the equations (NumPy operations)"
 
@@ -196,7 +196,7 @@ def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT):
            "out_of_reach": out_of_reach, "blocked": list(judged.blocked) + ([] if judged.torch else ["torch"]), "why": judged.why, "torch": judged.torch,
            "denied": [str(Path(__file__).resolve().parent.parent.parent)]}
     with tempfile.TemporaryDirectory(prefix="act-judge-") as folder:
-        runner = Path(folder) / "sandbox.py"
+        runner = Path(folder) / "runner.py"
         shutil.copy(RUNNER, runner)
         (Path(folder) / "job.json").write_text(json.dumps(job), encoding="utf-8")
         env = {"PATH": os.defpath, "HOME": folder, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",

@@ -1,6 +1,6 @@
 """The program that runs a learner's answer for act_experiments.grading.judge, in a process of its own.
 
-    python -I sandbox.py FOLDER              # reads FOLDER/job.json, writes FOLDER/result.json
+    python -I runner.py FOLDER               # reads FOLDER/job.json, writes FOLDER/result.json
 
 It is a script, not a module of the course: it imports nothing of the course, and the judge runs
 a copy of it in a fresh temporary FOLDER under ``python -I`` (no PYTHONPATH, no user site, no
