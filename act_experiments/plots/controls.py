@@ -2,8 +2,8 @@
 
     plot_control(pair)    two panels, from results/<ACT sweep>/ and results/<control>/:
         left   held-out sequence error against updates per input N: the control's F (a line over
-               its means, a dot per seed), every τ of the ACT sweep (a horizontal bar over the
-               range of its mean N, ρ − 1 to ρ), and no ACT at N = 1
+               its means, a dot per seed), every τ of the ACT sweep (a shade of blue each, a
+               horizontal bar over the range of its mean N, ρ − 1 to ρ), and no ACT at N = 1
         right  error against the input's difficulty for ACT at τ*, the control at its F and no ACT
                (seeds pooled; the band spans the best and worst seed)
 
@@ -50,31 +50,28 @@ def _updates_panel(ax, pair):
         for r in fixed:
             ax.scatter([r["updates_low"]] * len(r["runs"]), [e for _, e, _ in r["runs"]], s=10,
                        color=FIXED_COLOUR, alpha=0.5, linewidths=0)
-    acts = 0
+    taus = sorted(r["key"] for r in rows if r["kind"] == "act")
+    shades = plt.get_cmap("Blues")(np.linspace(0.45, 0.95, len(taus))) if taus else []
     for r in rows:
         if r["kind"] == "act":
-            acts += 1
             mid, half = (r["updates_low"] + r["updates_high"]) / 2, (r["updates_high"] - r["updates_low"]) / 2
             star = r["key"] == tau_star
             ax.errorbar([mid], [r["error"]], xerr=[[half], [half]], yerr=[r["error_se"]], fmt="o",
-                        color=ACT_COLOUR, alpha=1.0 if star else 0.55, capsize=3, ms=7 if star else 5)
-            # labels above and below in turn, so that two τ of nearly the same ponder stay readable
-            ax.annotate(f"τ = {r['key']:g}", (mid, r["error"]), textcoords="offset points",
-                        xytext=(6, 6 if acts % 2 else -12), fontsize=8, color=ACT_COLOUR)
+                        color=shades[taus.index(r["key"])], capsize=3, ms=7 if star else 5,
+                        label=f"ACT τ = {r['key']:g}" + (" (the claim's)" if star else ""))
         elif r["kind"] == NO_ACT:
             ax.errorbar([1.0], [r["error"]], yerr=[r["error_se"]], fmt="x", color=BASELINE_COLOUR, ms=8,
                         capsize=3, label="no ACT (one update)")
-    ax.errorbar([], [], xerr=[], fmt="o", color=ACT_COLOUR, label="ACT: bar spans mean N from ρ − 1 to ρ")
     ax.set_xscale("log")
     ticks = sorted({1.0, *(r["updates_low"] for r in fixed)})
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.minorticks_off()
-    ax.set_xlabel("updates per input N (log scale)")
+    ax.set_xlabel("updates per input N (log scale; ACT's bar: its mean N lies between ρ − 1 and ρ)")
     ax.set_ylabel("sequence error rate (held-out)")
     top = max(max(e for _, e, _ in r["runs"]) for r in rows)
     ax.set_ylim(0, top * 1.15)                 # room for the labels above the highest point
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, frameon=False, loc="best")
+    ax.legend(fontsize=7, frameon=False, loc="best")
 
 
 def _difficulty_panel(ax, pair, task):
