@@ -330,10 +330,12 @@ def test_the_summary_is_replaced_in_one_step(tmp_path, monkeypatch):
     training.run({**TINY, "iterations": 2, "out": str(out)}, NumpyBackend, progress=False)
     before = (out / "summary.json").read_text()
 
-    def broken_dump(data, f, **kwargs):
-        f.write('{"backend": "num')
-        raise OSError("disk full")
-    monkeypatch.setattr(training.json, "dump", broken_dump)
+    def broken_write_json(path, data, indent=2):
+        # the summary's writer, failing half way through its file
+        with checkpoints.atomic_write(path) as f:
+            f.write('{"backend": "num')
+            raise OSError("disk full")
+    monkeypatch.setattr(training, "write_json", broken_write_json)
     with pytest.raises(OSError):
         training.run({"out": str(out), "iterations": 4}, NumpyBackend, resume=True, progress=False)
     assert (out / "summary.json").read_text() == before
