@@ -26,6 +26,9 @@ from .triton_rnn import rnn_ponder_backward, rnn_ponder_forward
 
 MAX_H = 128      # W_s is one (H, H) tile per program: 64 KB in float32 at 128
 BLOCK_B = 16     # rows per program: tl.dot's smallest tile
+# 8 warps: a (16, 128) block with its W_s tile needs fewer spilled registers than with 4 (ptxas for
+# sm_90, compiled offline); the interpreter ignores it
+NUM_WARPS = 8
 
 
 def _interpreted():
@@ -104,7 +107,7 @@ def forward_pass(x, P, threshold, cap, halting=None, longest=None, block_rows=BL
         rnn_ponder_forward[grid](
             xW.contiguous(), W_x[:, D].contiguous(), P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(),
             P["b_h"][:, 0].contiguous(), threshold, cap, gate,
-            S, N, R, Sn, Hn, Pn, B, T, H, L, BLOCK_B=block_rows, BLOCK_H=block_h)
+            S, N, R, Sn, Hn, Pn, B, T, H, L, BLOCK_B=block_rows, BLOCK_H=block_h, num_warps=NUM_WARPS)
         # eq. (9): y_t = W_y s_t + b_y, every (b, t) of a member in one product
         y = torch.baddbmm(P["b_y"].unsqueeze(1), S.view(K, B * T, H), P["W_y"]).view(K, B, T, -1)
     N = N.long()
@@ -142,7 +145,7 @@ def backward_pass(dy, dponder, cache):
         rnn_ponder_backward[(K, triton.cdiv(B, block_rows))](
             dS, P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(), N.to(torch.int32).contiguous(),
             dponder.contiguous(), Sn, cache["Hn"], cache["Pn"], dZn, dZh, dZ,
-            B, T, H, L, BLOCK_B=block_rows, BLOCK_H=max(16, triton.next_power_of_2(H)))
+            B, T, H, L, BLOCK_B=block_rows, BLOCK_H=max(16, triton.next_power_of_2(H)), num_warps=NUM_WARPS)
 
         # every ponder step used the same W_s, W_h and b_h: one product over all the rows (t, n, b)
         # of every step adds up their gradients. Step n read s^{n-1}, and step 1 read s_{t-1}.
