@@ -148,17 +148,21 @@ def backward_pass(dy, dponder, cache):
             B, T, H, L, BLOCK_B=block_rows, BLOCK_H=max(16, triton.next_power_of_2(H)), num_warps=NUM_WARPS)
 
         # every ponder step used the same W_s, W_h and b_h: one product over all the rows (t, n, b)
-        # of every step adds up their gradients. Step n read s^{n-1}, and step 1 read s_{t-1}.
+        # of every step adds up their gradients. Only the first n_max = max N(t) slots hold steps
+        # (the rest are zeros, which add nothing), so the products read those.
+        n_max = int(N.max())
+        Sn, dZn, dZh = Sn[:, :, :n_max], dZn[:, :, :n_max], dZh[:, :, :n_max]
+        # step n read s^{n-1}, and step 1 read s_{t-1} (zeros at t = 0)
         S_prev = torch.cat([torch.zeros_like(S[:, :, :1]), S[:, :, :-1]], dim=2)     # (K, B, T, H)
-        S_in = torch.cat([S_prev.transpose(1, 2).unsqueeze(2), Sn[:, :, :-1]], dim=2)   # (K, T, L, B, H)
-        g["W_s"] = S_in.reshape(K, -1, H).mT @ dZn.view(K, -1, H)
-        g["W_h"] = Sn.view(K, -1, H).mT @ dZh.view(K, -1, 1)
+        S_in = torch.cat([S_prev.transpose(1, 2).unsqueeze(2), Sn[:, :, :-1]], dim=2)   # (K, T, n_max, B, H)
+        g["W_s"] = S_in.reshape(K, -1, H).mT @ dZn.reshape(K, -1, H)
+        g["W_h"] = Sn.reshape(K, -1, H).mT @ dZh.reshape(K, -1, 1)
         g["b_h"] = dZh.sum(dim=(1, 2, 3)).unsqueeze(1)
 
         # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s; the flag only at n = 1
         dZ_rows = dZ.view(K, B * T, H)
         g["b_s"] = dZ.sum(dim=(1, 2))
-        dflag = dZn[:, :, 0].sum(dim=(1, 2))
+        dflag = dZn[:, :, 0].sum(dim=(1, 2))                     # (K, H)
         g["W_x"] = torch.cat([x.reshape(K, B * T, D).mT @ dZ_rows, dflag.unsqueeze(1)], dim=1)
         g["x"] = (dZ_rows @ P["W_x"][:, :D].mT).view(K, B, T, D)
     return g
