@@ -206,3 +206,76 @@ def test_bad_arguments_are_refused_by_name():
     for call, name in cases:
         with pytest.raises(ValueError, match=name):
             call()
+
+
+# ---------------------------------------------------------------------------------------------
+# The population's option: kernels=True (act_engine.torch_population)
+# ---------------------------------------------------------------------------------------------
+
+def population_configs(device, dtype="float64"):
+    """Four parity members, as tests/test_population.py's: ACT with its own tau, epsilon and lr, a
+    no-ACT baseline (M = 1) and a fixed-computation control (F = 3, halting mask 0)."""
+    from act_experiments import training
+    from act_experiments.backends import TorchBackend
+    shared = dict(task="parity", bits=6, hidden=16, batch_size=16, dtype=dtype, device=device, lr=1e-2,
+                  out="unused")
+    members = [dict(seed=0, tau=1e-3), dict(seed=1, tau=1e-2, epsilon=0.05, lr=3e-3),
+               dict(seed=2, no_act=True, lr=1e-3), dict(seed=3, fixed_ponder=3, lr=3e-3)]
+    return [training.make_config({**shared, **m}, TorchBackend) for m in members]
+
+
+def population_batches(configs, steps):
+    """steps batches for every member, stacked: (x, y, mask) per step."""
+    from act_experiments import tasks
+    rngs = [np.random.default_rng(c["seed"]) for c in configs]
+    out = []
+    for _ in range(steps):
+        per = [tasks.make_batch(c["task"], r, c["batch_size"], **c["task_options"]) for c, r in zip(configs, rngs)]
+        out.append(tuple(np.stack([b[j] for b in per]) for j in range(3)))
+    return out
+
+
+def test_population_trains_the_same_on_the_kernels():
+    """Population.forward with the kernels (eager, autograd through kernel_act) trains every member
+    as the population without them, step for step: the same N, losses and parameters. On the CPU
+    the option's device check is passed by setting the attribute it guards, so that the dispatch
+    itself runs under the interpreter; on a CUDA device the option is used as a caller would."""
+    from act_experiments.populations import TorchPopulation
+    configs, steps = population_configs(DEVICE), 4
+    plain = TorchPopulation(configs, graphed=False)
+    if DEVICE == "cuda":
+        fused = TorchPopulation(configs, kernels=True)
+    else:
+        fused = TorchPopulation(configs, graphed=False)
+        fused.kernels = True
+    assert fused.graph_step is None
+    pondered = 0
+    for i, (x, y, mask) in enumerate(population_batches(configs, steps)):
+        for k, (a, b) in enumerate(zip(plain.train_step(x, y, mask), fused.train_step(x, y, mask))):
+            assert np.array_equal(a["N"], b["N"]), (i, k)
+            assert b["loss"] == pytest.approx(a["loss"], rel=1e-10, abs=1e-12), (i, k)
+            pondered = max(pondered, int(a["N"].max()) if k < 2 else 0)
+    assert pondered > 1, "the ACT members should ponder"
+    for k in range(len(configs)):
+        for name, value in plain.member_params(k).items():
+            np.testing.assert_allclose(fused.member_params(k)[name], value, rtol=1e-9, atol=1e-12,
+                                       err_msg=f"{k} {name}")
+
+
+def test_population_option_is_refused_where_it_cannot_run():
+    """kernels=True is refused by name: with graphed=True, off a CUDA device, for the LSTM, and
+    anything but a bool; kernels=False (the default) leaves the population as it was."""
+    from act_experiments.populations import TorchPopulation
+    configs = population_configs("cpu")
+    with pytest.raises(ValueError, match="kernels"):
+        TorchPopulation(configs, kernels="yes")
+    with pytest.raises(ValueError, match="graphed"):
+        TorchPopulation(configs, graphed=True, kernels=True)
+    if DEVICE == "cpu":
+        with pytest.raises(ValueError, match="CUDA device"):
+            TorchPopulation(configs, kernels=True)
+    else:
+        lstm = [dict(c, cell="lstm", device="cuda") for c in configs]
+        with pytest.raises(ValueError, match="cell"):
+            TorchPopulation(lstm, kernels=True)
+    assert TorchPopulation(configs).kernels is False
