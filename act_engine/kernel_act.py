@@ -19,9 +19,8 @@ before triton is imported), which is how the tests check them.
 """
 
 import torch
-import triton
-from triton.runtime.interpreter import InterpretedFunction
 
+from . import triton_rnn
 from .triton_rnn import rnn_ponder_backward, rnn_ponder_forward
 
 MAX_H = 128      # W_s is one (H, H) tile per program: 64 KB in float32 at 128
@@ -31,9 +30,25 @@ BLOCK_B = 16     # rows per program: tl.dot's smallest tile
 NUM_WARPS = 8
 
 
+def available():
+    """Is Triton installed (requirements-kernels.txt), so that the kernels can run?"""
+    return triton_rnn.triton is not None
+
+
 def _interpreted():
     """Are the kernels run by Triton's interpreter (TRITON_INTERPRET=1 when triton_rnn was imported)?"""
+    from triton.runtime.interpreter import InterpretedFunction
     return isinstance(rnn_ponder_forward, InterpretedFunction)
+
+
+def _blocks(n):
+    """The tile width for n units: the smallest power of two >= n, and at least 16 (tl.dot's smallest)."""
+    return max(16, 1 << (n - 1).bit_length())
+
+
+def _grid(K, B, block_rows):
+    """One program per (member, block of rows)."""
+    return (K, -(-B // block_rows))
 
 
 def _per_member(name, value, K, dtype, device):
@@ -46,6 +61,8 @@ def _per_member(name, value, K, dtype, device):
 
 def _check(x, P, block_rows):
     """Shapes, dtype and device of the kernels' inputs; ValueError naming the argument otherwise."""
+    if not available():
+        raise ValueError("the kernels need Triton: pip install -r requirements-kernels.txt")
     if not isinstance(x, torch.Tensor) or x.dim() != 4:
         raise ValueError(f"x must be a (K, B, T, D) tensor, got {getattr(x, 'shape', type(x))}")
     if x.dtype not in (torch.float32, torch.float64):
@@ -102,12 +119,10 @@ def forward_pass(x, P, threshold, cap, halting=None, longest=None, block_rows=BL
         Sn = torch.zeros(K, T, L, B, H, dtype=dt, device=dev)
         Hn = torch.zeros(K, T, L, B, dtype=dt, device=dev)
         Pn = torch.zeros(K, T, L, B, dtype=dt, device=dev)
-        block_h = max(16, triton.next_power_of_2(H))
-        grid = (K, triton.cdiv(B, block_rows))
-        rnn_ponder_forward[grid](
+        rnn_ponder_forward[_grid(K, B, block_rows)](
             xW.contiguous(), W_x[:, D].contiguous(), P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(),
             P["b_h"][:, 0].contiguous(), threshold, cap, gate,
-            S, N, R, Sn, Hn, Pn, B, T, H, L, BLOCK_B=block_rows, BLOCK_H=block_h, num_warps=NUM_WARPS)
+            S, N, R, Sn, Hn, Pn, B, T, H, L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
         # eq. (9): y_t = W_y s_t + b_y, every (b, t) of a member in one product
         y = torch.baddbmm(P["b_y"].unsqueeze(1), S.view(K, B * T, H), P["W_y"]).view(K, B, T, -1)
     N = N.long()
@@ -142,10 +157,10 @@ def backward_pass(dy, dponder, cache):
         dZh = torch.zeros_like(cache["Hn"])
         dZ = torch.empty(K, B, T, H, dtype=x.dtype, device=x.device)
         block_rows = cache["block_rows"]
-        rnn_ponder_backward[(K, triton.cdiv(B, block_rows))](
+        rnn_ponder_backward[_grid(K, B, block_rows)](
             dS, P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(), N.to(torch.int32).contiguous(),
             dponder.contiguous(), Sn, cache["Hn"], cache["Pn"], dZn, dZh, dZ,
-            B, T, H, L, BLOCK_B=block_rows, BLOCK_H=max(16, triton.next_power_of_2(H)), num_warps=NUM_WARPS)
+            B, T, H, L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
 
         # every ponder step used the same W_s, W_h and b_h: one product over all the rows (t, n, b)
         # of every step adds up their gradients. Only the first n_max = max N(t) slots hold steps

@@ -94,10 +94,9 @@ class Population:
             raise ValueError(f"kernels=True needs a population on a CUDA device, not {self.device}")
         if self.cell != "rnn":
             raise ValueError(f"kernels=True: the kernels run the tanh RNN, not cell {self.cell!r}")
-        try:
-            from . import kernel_act
-        except ImportError as e:
-            raise ValueError(f"kernels=True needs Triton (pip install -r requirements-kernels.txt): {e}") from None
+        from . import kernel_act
+        if not kernel_act.available():
+            raise ValueError("kernels=True needs Triton: pip install -r requirements-kernels.txt")
         if self.params["W_s"].shape[-2] > kernel_act.MAX_H:
             raise ValueError(f"kernels=True: hidden size {self.params['W_s'].shape[-2]} > {kernel_act.MAX_H}")
         return True

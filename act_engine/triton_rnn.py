@@ -35,11 +35,23 @@ Products use tl.dot(..., input_precision="ieee"): on a GPU float32 products othe
 and the course's numbers are true float32.
 """
 
-import triton
-import triton.language as tl
+from __future__ import annotations     # tl.constexpr stays a string (Triton reads it so): see below
+
+try:
+    import triton
+    import triton.language as tl
+    jit = triton.jit
+except ImportError:
+    # Triton is optional (requirements-kernels.txt). Without it this module still imports, as every
+    # module of the engine does, and its kernels are plain functions that nothing launches:
+    # act_engine.kernel_act refuses with a ValueError that says what to install.
+    triton = tl = None
+
+    def jit(fn):
+        return fn
 
 
-@triton.jit
+@jit
 def _tanh(z):
     """tanh through e = exp(-2|z|), which never overflows: tanh(z) = sign(z) (1 - e) / (1 + e)."""
     e = tl.exp(-2.0 * tl.abs(z))
@@ -47,13 +59,13 @@ def _tanh(z):
     return tl.where(z < 0.0, -t, t)
 
 
-@triton.jit
+@jit
 def _sigmoid(z):
     """The logistic function as act_numpy.cells.sigmoid writes it, through tanh."""
     return 0.5 * (1.0 + _tanh(0.5 * z))
 
 
-@triton.jit
+@jit
 def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
                        S, N, R, Sn, Hn, Pn,
                        B, T, H, L,
@@ -116,7 +128,7 @@ def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
         t += 1
 
 
-@triton.jit
+@jit
 def rnn_ponder_backward(dS, W_s, w_h, N, dponder, Sn, Hn, Pn,
                         dZn, dZh, dZ,
                         B, T, H, L,

@@ -279,3 +279,31 @@ def test_population_option_is_refused_where_it_cannot_run():
         with pytest.raises(ValueError, match="cell"):
             TorchPopulation(lstm, kernels=True)
     assert TorchPopulation(configs).kernels is False
+
+
+def test_without_triton_the_engine_imports_and_the_kernels_say_what_to_install():
+    """Triton is optional: with it hidden, every module of act_engine still imports (as
+    tests/test_layers.py imports them all), and the kernels refuse with a ValueError that names
+    requirements-kernels.txt."""
+    import subprocess
+    import sys
+    code = (
+        "import sys, importlib, pkgutil\n"
+        "sys.modules['triton'] = None\n"                         # import triton now raises ImportError
+        "import act_engine, torch\n"
+        "for info in pkgutil.walk_packages(act_engine.__path__, 'act_engine.'):\n"
+        "    importlib.import_module(info.name)\n"
+        "from act_engine import kernel_act\n"
+        "assert not kernel_act.available()\n"
+        "try:\n"
+        "    kernel_act.forward_pass(torch.zeros(1, 2, 1, 3), {}, 0.99, 3)\n"
+        "except ValueError as e:\n"
+        "    print(e)\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "requirements-kernels.txt" in done.stdout
