@@ -45,12 +45,15 @@ class Population:
     max_ponder (the cap M), tau and lr. inits: K dicts of initial parameters (float64 NumPy, the
     single network's shapes). loss, heads: the read-out's loss ("sigmoid" or "softmax") and its
     number of softmax groups. params[name] is (K, *shape of the single network's parameter),
-    e.g. W_s (K, H, G). graphed: see population_graphed.graph_step_for.
+    e.g. W_s (K, H, G). graphed: see population_graphed.graph_step_for. kernels: True for the
+    ponder loop on the fused Triton kernels (act_engine.kernel_act: the tanh RNN on a CUDA device,
+    with Triton installed), eager and instead of CUDA graphs, which stay the default and the
+    reference; False (the default) leaves the population as it was.
     """
 
     name = "torch"
 
-    def __init__(self, configs, inits, *, loss, heads, graphed=None):
+    def __init__(self, configs, inits, *, loss, heads, graphed=None, kernels=False):
         configs = check_members(configs, SHARED)
         first = configs[0]
         self.K = len(configs)
@@ -74,8 +77,29 @@ class Population:
         self.adam_t = np.zeros(self.K, dtype=np.int64)
         self.adam_m = {k: torch.zeros_like(p) for k, p in self.params.items()}
         self.adam_v = {k: torch.zeros_like(p) for k, p in self.params.items()}
-        # graphed: the training step as CUDA graphs (act_engine.population_graphed); None: on CUDA
-        self.graph_step = graph_step_for(self, graphed)
+        # kernels: the ponder loop on Triton kernels, or graphed: the training step as CUDA graphs
+        # (act_engine.population_graphed; None: on CUDA). One or the other.
+        self.kernels = self._kernels_allowed(kernels, graphed)
+        self.graph_step = None if self.kernels else graph_step_for(self, graphed)
+
+    def _kernels_allowed(self, kernels, graphed):
+        """Check the kernels option (see the class); ValueError naming what rules it out."""
+        if not isinstance(kernels, bool):
+            raise ValueError(f"kernels must be True or False, got {kernels!r}")
+        if not kernels:
+            return False
+        if graphed:
+            raise ValueError("kernels=True replaces CUDA graphs: pass graphed=None or False with it")
+        if self.device.type != "cuda":
+            raise ValueError(f"kernels=True needs a population on a CUDA device, not {self.device}")
+        if self.cell != "rnn":
+            raise ValueError(f"kernels=True: the kernels run the tanh RNN, not cell {self.cell!r}")
+        from . import kernel_act
+        if not kernel_act.available():
+            raise ValueError("kernels=True needs Triton: pip install -r requirements-kernels.txt")
+        if self.params["W_s"].shape[-2] > kernel_act.MAX_H:
+            raise ValueError(f"kernels=True: hidden size {self.params['W_s'].shape[-2]} > {kernel_act.MAX_H}")
+        return True
 
     # -----------------------------------------------------------------------------------------
     # Forward
@@ -96,6 +120,10 @@ class Population:
         """
         if ponder_steps is None:
             longest = int(self.max_ponder.max())
+            if self.kernels:                 # the same loop on the Triton kernels (act_engine.kernel_act)
+                from .kernel_act import ponder_until_halted as on_kernels
+                return on_kernels(x, self.params, self.cell, self.threshold, self.max_ponder, longest,
+                                  halting=self.halting)
             return ponder_until_halted(x, self.params, self.cell, self.threshold, self.max_ponder, longest,
                                        halting=self.halting)
         return ponder_fixed_steps(x, self.params, self.cell, self.threshold, self.max_ponder, ponder_steps,

@@ -17,7 +17,9 @@ With --device cuda the table compares, in wall-clock time with the GPU synchroni
 call: the NumPy population on the CPU (the CPU's best engine), PyTorch alone on CUDA (eager),
 the torch population on CUDA eager (graphed=False) and the torch population replayed as CUDA
 graphs (act_engine.population_graphed); the last column is the graphed population against the
-NumPy population.
+NumPy population. --kernels adds the torch population on the fused Triton kernels
+(Population(kernels=True), act_engine.kernel_act; needs requirements-kernels.txt) and its rate
+against the graphed one.
 """
 
 import argparse
@@ -100,8 +102,9 @@ def wall_rate(step, seconds):
     return calls / (time.perf_counter() - start)
 
 
-def measure_cuda(size, K, ponder, seconds, dtype):
-    """Network-steps per second: NumPy population (CPU), torch alone, population eager, graphed (CUDA)."""
+def measure_cuda(size, K, ponder, seconds, dtype, kernels=False):
+    """Network-steps per second: NumPy population (CPU), torch alone, population eager, graphed (CUDA),
+    and with kernels the population on the Triton kernels (CUDA) as a fifth rate."""
     cpu = configs(size, K, ponder, dtype, NumpyBackend)
     gpu = configs(size, K, ponder, dtype, TorchBackend, device="cuda")
     data = [data_for(c) for c in cpu]
@@ -116,22 +119,32 @@ def measure_cuda(size, K, ponder, seconds, dtype):
         for b, d in zip(alone, data):
             b.train_step(*d)
 
-    return (K * wall_rate(lambda: numpy_pop.train_step(x, y, mask), seconds), K * wall_rate(alone_step, seconds),
-            K * wall_rate(lambda: eager.train_step(x, y, mask), seconds),
-            K * wall_rate(lambda: graphed.train_step(x, y, mask), seconds))
+    rates = (K * wall_rate(lambda: numpy_pop.train_step(x, y, mask), seconds), K * wall_rate(alone_step, seconds),
+             K * wall_rate(lambda: eager.train_step(x, y, mask), seconds),
+             K * wall_rate(lambda: graphed.train_step(x, y, mask), seconds))
+    if not kernels:
+        return rates
+    fused = TorchPopulation(gpu, kernels=True)
+    zero_halting_weights(fused.params)
+    return rates + (K * wall_rate(lambda: fused.train_step(x, y, mask), seconds),)
 
 
 def main_cuda(sizes, Ks, args):
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name(0)}, numpy {np.__version__} on the CPU, "
           f"{args.dtype}, about {args.ponder} ponder steps per input, network-steps/s\n")
+    extra = " population kernels (CUDA) | kernels / graphed |" if args.kernels else ""
     print("| size | K | numpy population (CPU) | torch alone (CUDA) | population eager (CUDA) "
-          "| population graphed (CUDA) | graphed / numpy population |")
-    print("|---|---|---|---|---|---|---|")
+          "| population graphed (CUDA) | graphed / numpy population |" + extra)
+    print("|---|---|---|---|---|---|---|" + ("---|---|" if args.kernels else ""))
     for size in sizes:
         for K in Ks:
-            n_pop, alone, eager, graphed = measure_cuda(size, K, args.ponder, args.seconds, args.dtype)
-            print(f"| {size} | {K} | {n_pop:.1f} | {alone:.1f} | {eager:.1f} | {graphed:.1f} "
-                  f"| {graphed / n_pop:.2f}x |", flush=True)
+            n_pop, alone, eager, graphed, *fused = measure_cuda(size, K, args.ponder, args.seconds, args.dtype,
+                                                                args.kernels)
+            row = (f"| {size} | {K} | {n_pop:.1f} | {alone:.1f} | {eager:.1f} | {graphed:.1f} "
+                   f"| {graphed / n_pop:.2f}x |")
+            if fused:
+                row += f" {fused[0]:.1f} | {fused[0] / graphed:.2f}x |"
+            print(row, flush=True)
 
 
 def main(argv=None):
@@ -143,6 +156,8 @@ def main(argv=None):
     ap.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                     help="cuda: the torch engines on the GPU, eager and graphed (see above)")
+    ap.add_argument("--kernels", action="store_true",
+                    help="with --device cuda: also the population on the Triton kernels (see above)")
     args = ap.parse_args(argv)
     sizes = [s for s in args.sizes.split(",") if s]
     unknown = [s for s in sizes if s not in SIZES]
@@ -154,6 +169,8 @@ def main(argv=None):
         ap.error(f"--K must be comma-separated integers, got {args.K!r}")
     if not Ks or min(Ks) < 1 or args.ponder < 2 or args.seconds <= 0:
         ap.error("need K >= 1, --ponder >= 2 and --seconds > 0")
+    if args.kernels and args.device != "cuda":
+        ap.error("--kernels needs --device cuda")
     if args.device == "cuda":
         if not torch.cuda.is_available():
             ap.error("--device cuda: CUDA is not available here")

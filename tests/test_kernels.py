@@ -1,0 +1,309 @@
+"""The Triton kernels of the tanh RNN's ponder loop against the engine and the one-network core.
+
+act_engine.kernel_act runs K stacked networks' ponder loops in act_engine.triton_rnn's kernels:
+the forward until every row has halted or met its member's cap, and the course's hand-derived
+backward step by step. Member by member, y, N, R and every gradient must be those of
+act_engine.numpy_act (the same equations on a leading K axis), of act_numpy.act (one network
+alone) and of autograd through act_engine.torch_act. The members cover every halting case: rows
+halting at step 1, rows stopped by the cap, rows halting in between, members with their own
+epsilon and M, and a fixed-computation member (halting mask 0: h = 0, it runs to its cap).
+
+On a CPU the kernels run under Triton's interpreter (TRITON_INTERPRET=1, set here before triton
+is imported); on a CUDA device they compile. Float64 checks the maths to rounding; float32 is the
+kernels' own precision (tl.dot with input_precision="ieee"). Triton is not in requirements.txt
+(requirements-kernels.txt): without it these tests skip, and CI sets ACT_KERNELS_REQUIRED=1,
+which turns the skip into a failure.
+"""
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+import torch
+
+if importlib.util.find_spec("triton") is None:
+    if os.environ.get("ACT_KERNELS_REQUIRED") == "1":
+        pytest.fail("triton is not installed (ACT_KERNELS_REQUIRED=1): pip install -r requirements-kernels.txt",
+                    pytrace=False)
+    pytest.skip("triton is not installed (pip install -r requirements-kernels.txt)", allow_module_level=True)
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"      # read when the kernels are defined, at import
+
+from act_engine import kernel_act, numpy_act, torch_act  # noqa: E402
+from act_numpy.act import act_backward, act_forward, fixed_forward  # noqa: E402
+from conftest import make_problem  # noqa: E402
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+NAMES = ("W_x", "W_s", "b_s", "W_h", "b_h", "W_y", "b_y")
+
+# four members, one per halting case: (halting bias, epsilon, cap M, halting mask)
+MEMBERS = [
+    (-1.0, 0.01, 6, 1.0),     # halts in between, at different steps for different rows
+    (6.0, 0.2, 4, 1.0),       # h^1 > 1 - eps: every row halts at step 1
+    (-8.0, 0.05, 5, 1.0),     # h ~ 3e-4: every row is stopped by its cap M = 5
+    (0.0, 0.01, 3, 0.0),      # fixed computation: h = 0, three updates
+]
+
+
+def stacked_problem(B=5, T=3, D=4, H=6, O=2, members=MEMBERS, dtype=np.float64):
+    """K = len(members) networks' problems (tests/conftest.make_problem) stacked on a leading axis,
+    with each member's epsilon, M and halting mask as (K, 1) arrays."""
+    problems = [make_problem("rnn", B=B, T=T, D=D, H=H, O=O, seed=k, halting_bias=bias, dtype=dtype)
+                for k, (bias, *_) in enumerate(members)]
+    x = np.stack([p[0] for p in problems])
+    P = {name: np.stack([p[1][name] for p in problems]) for name in NAMES}
+    dy = np.stack([p[2] for p in problems]).astype(dtype)
+    dponder = np.stack([p[3] for p in problems]).astype(dtype)
+    column = lambda i, kind: np.array([[m[i]] for m in members], dtype=kind)   # noqa: E731
+    return x, P, dy, dponder, column(1, np.float64), column(2, np.int64), column(3, dtype)
+
+
+def on_device(*arrays):
+    return [torch.tensor(a, device=DEVICE) for a in arrays]
+
+
+def kernel_run(x, P, dy, dponder, epsilon, cap, gate, block_rows=16):
+    """forward_pass and backward_pass of the kernels on NumPy inputs; NumPy results."""
+    tx, tdy, tdp, tthr, tcap, tgate = on_device(x, dy, dponder, 1.0 - epsilon, cap, gate)
+    tP = {name: torch.tensor(v, device=DEVICE) for name, v in P.items()}
+    y, N, R, cache = kernel_act.forward_pass(tx, tP, tthr, tcap, tgate, block_rows=block_rows)
+    grads = kernel_act.backward_pass(tdy, tdp, cache)
+    as_np = lambda t: t.detach().cpu().numpy()     # noqa: E731
+    return as_np(y), as_np(N), as_np(R), {name: as_np(g) for name, g in grads.items()}
+
+
+def assert_grads_close(got, want, rtol, atol):
+    assert set(got) == set(want)
+    for name, g in want.items():
+        assert got[name].shape == g.shape, name
+        np.testing.assert_allclose(got[name], g, rtol=rtol, atol=atol, err_msg=name)
+
+
+# B, H, block_rows: rows and units padded inside one block; two blocks of rows, the second one
+# partly padded; a block of 32 rows and H that fills its tile exactly
+SIZES = [(5, 6, 16), (20, 16, 16), (20, 32, 32)]
+
+
+@pytest.mark.parametrize("B, H, block_rows", SIZES)
+def test_float64_kernels_are_the_engine(B, H, block_rows):
+    """In float64 the kernels' y, N, R and gradients are act_engine.numpy_act's, to rounding."""
+    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(B=B, H=H)
+    y, N, R, cache = numpy_act.forward_pass(x, P, "rnn", epsilon, cap, halting=gate)
+    grads = numpy_act.backward_pass(dy, dponder, cache)
+    yk, Nk, Rk, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate, block_rows)
+    np.testing.assert_array_equal(Nk, N)
+    np.testing.assert_allclose(yk, y, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(Rk, R, rtol=1e-12, atol=1e-13)
+    assert_grads_close(gk, grads, rtol=1e-10, atol=1e-12)
+
+
+def test_members_cover_every_halting_case():
+    """The problem's members halt as their names say: in between, at step 1, at the cap, fixed."""
+    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(B=20)
+    _, N, R, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate)
+    # member 0: rows of one block halt at different steps, some in between, some at the cap
+    assert len(np.unique(N[0])) > 2 and ((N[0] > 1) & (N[0] < cap[0, 0])).any()
+    assert (N[1] == 1).all()                                           # halting at step 1
+    assert (N[2] == cap[2, 0]).all() and (R[2] < 1).all()              # stopped by the cap
+    assert (N[3] == cap[3, 0]).all() and (R[3] == 1).all()             # fixed: p^M = R = 1 (eq. 8)
+    # the fixed member never reads its halting unit, and h^N has no gradient (eq. 20): a member
+    # whose rows all halt at step 1 gets none either
+    for k in (1, 3):
+        assert not gk["W_h"][k].any() and not gk["b_h"][k].any()
+    assert gk["W_h"][0].any() and gk["W_h"][2].any()
+
+
+def test_each_member_is_its_own_network():
+    """Member k of the kernels is act_numpy.act's one network with that member's epsilon and M
+    (fixed_forward for the fixed-computation member), values and gradients, in float64."""
+    x, P, dy, dponder, epsilon, cap, gate = stacked_problem()
+    yk, Nk, Rk, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate)
+    for k in range(len(MEMBERS)):
+        params = {name: v[k] for name, v in P.items()}
+        if gate[k, 0] == 0.0:
+            y, N, R, cache = fixed_forward(x[k], params, cell="rnn", fixed_ponder=int(cap[k, 0]))
+        else:
+            y, N, R, cache = act_forward(x[k], params, cell="rnn", epsilon=float(epsilon[k, 0]),
+                                         max_ponder=int(cap[k, 0]))
+        np.testing.assert_array_equal(Nk[k], N)
+        np.testing.assert_allclose(yk[k], y, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(Rk[k], R, rtol=1e-12, atol=1e-13)
+        assert_grads_close({name: g[k] for name, g in gk.items()}, act_backward(dy[k], dponder[k], cache),
+                           rtol=1e-10, atol=1e-12)
+
+
+def test_float32_kernels_are_the_float32_engine():
+    """In float32, the kernels' own precision, they agree with act_engine.numpy_act in float32: the
+    same N everywhere, values and gradients within float32 rounding."""
+    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(B=20, H=16, dtype=np.float32)
+    y, N, R, cache = numpy_act.forward_pass(x, P, "rnn", epsilon, cap, halting=gate)
+    grads = numpy_act.backward_pass(dy, dponder, cache)
+    yk, Nk, Rk, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate)
+    assert yk.dtype == np.float32 and gk["W_s"].dtype == np.float32
+    np.testing.assert_array_equal(Nk, N)
+    np.testing.assert_allclose(yk, y, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(Rk, R, rtol=1e-5, atol=1e-6)
+    assert_grads_close(gk, grads, rtol=1e-4, atol=1e-4)
+
+
+def test_autograd_through_the_kernels_is_autograd_through_the_engine():
+    """kernel_act.ponder_until_halted, the population's entry, takes the arguments of
+    torch_act.ponder_until_halted and gives the same y, N, R and, by backward(), the gradients
+    autograd finds through the engine's PyTorch loop: a check independent of the hand backward."""
+    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(B=5, H=16)
+    column = (len(MEMBERS), 1, 1)
+    tx, tdy, tdp = on_device(x, dy, dponder)
+    threshold = torch.tensor(1.0 - epsilon, device=DEVICE).view(column)
+    tcap = torch.tensor(cap, device=DEVICE).view(column)
+    tgate = torch.tensor(gate, device=DEVICE).view(column)
+    results = []
+    for module in (kernel_act, torch_act):
+        tP = {name: torch.tensor(v, device=DEVICE, requires_grad=True) for name, v in P.items()}
+        xg = tx.clone().requires_grad_()
+        y, N, R = module.ponder_until_halted(xg, tP, "rnn", threshold, tcap, int(cap.max()), halting=tgate)
+        ((y * tdy).sum() + (R * tdp).sum()).backward()     # dL/dy = dy, dL/drho = dL/dR = dponder
+        results.append((y, N, R, {"x": xg.grad, **{name: p.grad for name, p in tP.items()}}))
+    (yk, Nk, Rk, gk), (ye, Ne, Re, ge) = results
+    assert torch.equal(Nk, Ne)
+    torch.testing.assert_close(yk, ye, rtol=1e-12, atol=1e-13)
+    torch.testing.assert_close(Rk, Re, rtol=1e-12, atol=1e-13)
+    for name in ge:
+        torch.testing.assert_close(gk[name], ge[name], rtol=1e-10, atol=1e-12, msg=name)
+
+
+def test_cap_of_one_and_a_single_input_step():
+    """M = 1 for every member (the paper's no-ACT baseline) and T = 1: one ponder step, p = R = 1."""
+    members = [(-1.0, 0.01, 1, 1.0), (2.0, 0.1, 1, 1.0)]
+    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(T=1, members=members)
+    y, N, R, cache = numpy_act.forward_pass(x, P, "rnn", epsilon, cap, halting=gate)
+    grads = numpy_act.backward_pass(dy, dponder, cache)
+    yk, Nk, Rk, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate)
+    assert (Nk == 1).all() and (Rk == 1).all()
+    np.testing.assert_allclose(yk, y, rtol=1e-12, atol=1e-13)
+    assert_grads_close(gk, grads, rtol=1e-10, atol=1e-12)
+
+
+def test_bad_arguments_are_refused_by_name():
+    """A ValueError that names the argument: the LSTM, a record, a block that is no power of two
+    >= 16, a state wider than one tile, integer x, and settings without one value per member."""
+    x, P, dy, dponder, epsilon, cap, gate = stacked_problem()
+    tx, tthr, tcap = on_device(x, 1.0 - epsilon, cap)
+    tP = {name: torch.tensor(v, device=DEVICE) for name, v in P.items()}
+    cases = [
+        (lambda: kernel_act.ponder_until_halted(tx, tP, "lstm", tthr, tcap, 6), "cell"),
+        (lambda: kernel_act.ponder_until_halted(tx, tP, "rnn", tthr, tcap, 6, record={}), "record"),
+        (lambda: kernel_act.forward_pass(tx, tP, tthr, tcap, block_rows=24), "block_rows"),
+        (lambda: kernel_act.forward_pass(tx, tP, tthr, tcap, block_rows=8), "block_rows"),
+        (lambda: kernel_act.forward_pass(tx.long(), tP, tthr, tcap), "x"),
+        (lambda: kernel_act.forward_pass(tx, tP, tthr[:2], tcap), "threshold"),
+        (lambda: kernel_act.forward_pass(tx, tP, tthr, tcap[:3]), "cap"),
+        (lambda: kernel_act.forward_pass(tx, tP, tthr, tcap, longest=2), "longest"),
+        (lambda: kernel_act.forward_pass(tx, {**tP, "b_h": tP["b_h"][:, 0]}, tthr, tcap), "b_h"),
+        (lambda: kernel_act.forward_pass(tx, {**tP, "W_s": torch.zeros(4, 129, 129, dtype=tx.dtype, device=DEVICE)},
+                                         tthr, tcap), "W_s"),
+    ]
+    for call, name in cases:
+        with pytest.raises(ValueError, match=name):
+            call()
+
+
+# ---------------------------------------------------------------------------------------------
+# The population's option: kernels=True (act_engine.torch_population)
+# ---------------------------------------------------------------------------------------------
+
+def population_configs(device, dtype="float64"):
+    """Four parity members, as tests/test_population.py's: ACT with its own tau, epsilon and lr, a
+    no-ACT baseline (M = 1) and a fixed-computation control (F = 3, halting mask 0)."""
+    from act_experiments import training
+    from act_experiments.backends import TorchBackend
+    shared = dict(task="parity", bits=6, hidden=16, batch_size=16, dtype=dtype, device=device, lr=1e-2,
+                  out="unused")
+    members = [dict(seed=0, tau=1e-3), dict(seed=1, tau=1e-2, epsilon=0.05, lr=3e-3),
+               dict(seed=2, no_act=True, lr=1e-3), dict(seed=3, fixed_ponder=3, lr=3e-3)]
+    return [training.make_config({**shared, **m}, TorchBackend) for m in members]
+
+
+def population_batches(configs, steps):
+    """steps batches for every member, stacked: (x, y, mask) per step."""
+    from act_experiments import tasks
+    rngs = [np.random.default_rng(c["seed"]) for c in configs]
+    out = []
+    for _ in range(steps):
+        per = [tasks.make_batch(c["task"], r, c["batch_size"], **c["task_options"]) for c, r in zip(configs, rngs)]
+        out.append(tuple(np.stack([b[j] for b in per]) for j in range(3)))
+    return out
+
+
+def test_population_trains_the_same_on_the_kernels():
+    """Population.forward with the kernels (eager, autograd through kernel_act) trains every member
+    as the population without them, step for step: the same N, losses and parameters. On the CPU
+    the option's device check is passed by setting the attribute it guards, so that the dispatch
+    itself runs under the interpreter; on a CUDA device the option is used as a caller would."""
+    from act_experiments.populations import TorchPopulation
+    configs, steps = population_configs(DEVICE), 4
+    plain = TorchPopulation(configs, graphed=False)
+    if DEVICE == "cuda":
+        fused = TorchPopulation(configs, kernels=True)
+    else:
+        fused = TorchPopulation(configs, graphed=False)
+        fused.kernels = True
+    assert fused.graph_step is None
+    pondered = 0
+    for i, (x, y, mask) in enumerate(population_batches(configs, steps)):
+        for k, (a, b) in enumerate(zip(plain.train_step(x, y, mask), fused.train_step(x, y, mask))):
+            assert np.array_equal(a["N"], b["N"]), (i, k)
+            assert b["loss"] == pytest.approx(a["loss"], rel=1e-10, abs=1e-12), (i, k)
+            pondered = max(pondered, int(a["N"].max()) if k < 2 else 0)
+    assert pondered > 1, "the ACT members should ponder"
+    for k in range(len(configs)):
+        for name, value in plain.member_params(k).items():
+            np.testing.assert_allclose(fused.member_params(k)[name], value, rtol=1e-9, atol=1e-12,
+                                       err_msg=f"{k} {name}")
+
+
+def test_population_option_is_refused_where_it_cannot_run():
+    """kernels=True is refused by name: with graphed=True, off a CUDA device, for the LSTM, and
+    anything but a bool; kernels=False (the default) leaves the population as it was."""
+    from act_experiments.populations import TorchPopulation
+    configs = population_configs("cpu")
+    with pytest.raises(ValueError, match="kernels"):
+        TorchPopulation(configs, kernels="yes")
+    with pytest.raises(ValueError, match="graphed"):
+        TorchPopulation(configs, graphed=True, kernels=True)
+    if DEVICE == "cpu":
+        with pytest.raises(ValueError, match="CUDA device"):
+            TorchPopulation(configs, kernels=True)
+    else:
+        lstm = [dict(c, cell="lstm", device="cuda") for c in configs]
+        with pytest.raises(ValueError, match="cell"):
+            TorchPopulation(lstm, kernels=True)
+    assert TorchPopulation(configs).kernels is False
+
+
+def test_without_triton_the_engine_imports_and_the_kernels_say_what_to_install():
+    """Triton is optional: with it hidden, every module of act_engine still imports (as
+    tests/test_layers.py imports them all), and the kernels refuse with a ValueError that names
+    requirements-kernels.txt."""
+    import subprocess
+    import sys
+    code = (
+        "import sys, importlib, pkgutil\n"
+        "sys.modules['triton'] = None\n"                         # import triton now raises ImportError
+        "import act_engine, torch\n"
+        "for info in pkgutil.walk_packages(act_engine.__path__, 'act_engine.'):\n"
+        "    importlib.import_module(info.name)\n"
+        "from act_engine import kernel_act\n"
+        "assert not kernel_act.available()\n"
+        "try:\n"
+        "    kernel_act.forward_pass(torch.zeros(1, 2, 1, 3), {}, 0.99, 3)\n"
+        "except ValueError as e:\n"
+        "    print(e)\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "requirements-kernels.txt" in done.stdout
