@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from act_numpy.checks import check_float, check_int
 from act_torch.act import halting_distribution, ponder_step, prepare
 from act_torch.losses import act_loss
 
@@ -327,10 +328,8 @@ def halting_from_values(h, *, epsilon=0.01, max_ponder=100, halts=halts_at_thres
     """
     check_piece("halts", halts)
     check_piece("weights", weights)
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 < epsilon < 1.0:
-        raise ValueError(f"epsilon must be a number in (0, 1), got {epsilon!r}")
-    if isinstance(max_ponder, bool) or not isinstance(max_ponder, int) or max_ponder < 1:
-        raise ValueError(f"max_ponder must be an integer >= 1, got {max_ponder!r}")
+    check_float("epsilon", epsilon, 0.0, 1.0, low_open=True, high_open=True)
+    max_ponder = check_int("max_ponder", max_ponder, 1)
     h = torch.as_tensor(h, dtype=torch.float64) if not isinstance(h, torch.Tensor) else h
     if h.dim() == 1:
         h = h[None]
@@ -376,10 +375,8 @@ def parity_prefix_batch(rng, batch_size, bits):
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError("rng must be a np.random.Generator, e.g. np.random.default_rng(0)")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or bits < 2:
-        raise ValueError(f"bits must be an integer >= 2 (1..bits-1 non-zero entries), got {bits!r}")
+    batch_size = check_int("batch_size", batch_size, 1)
+    bits = check_int("bits", bits, 2)                 # 1..bits-1 non-zero entries
     count = rng.integers(1, bits, size=batch_size)                 # 1..bits-1, never all of them
     chosen = np.arange(bits)[None, :] < count[:, None]             # a prefix, not random positions
     signs = 2.0 * rng.integers(0, 2, size=(batch_size, bits)) - 1.0

@@ -272,8 +272,7 @@ def halting_step(out, *, mode="sample", generator=None, threshold=0.5):
         halts = u < lam.detach().to(torch.float64)
         halts[..., -1] = True                                   # lambda_N = 1
     else:
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
-            raise ValueError(f"threshold must be a number in (0, 1], got {threshold!r}")
+        threshold = check_float("threshold", threshold, 0.0, 1.0, low_open=True)
         # the small allowance keeps a row whose p sums to 1 up to rounding from missing 1.0
         halts = torch.cumsum(p.detach(), dim=-1) >= threshold - 1e-6
         halts[..., -1] = True

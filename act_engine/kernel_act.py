@@ -20,6 +20,8 @@ before triton is imported), which is how the tests check them.
 
 import torch
 
+from act_numpy.checks import check_int
+
 from . import triton_rnn
 from .triton_rnn import rnn_ponder_backward, rnn_ponder_forward
 
@@ -83,8 +85,7 @@ def _check(x, P, block_rows):
             raise ValueError(f"P[{name!r}] must be {x.dtype} on {x.device} as x is")
     if x.device.type == "cpu" and not _interpreted():
         raise ValueError("x is on the CPU: the kernels run there only under TRITON_INTERPRET=1")
-    if isinstance(block_rows, bool) or not isinstance(block_rows, int) or block_rows < 16 \
-            or block_rows & (block_rows - 1):
+    if check_int("block_rows", block_rows, 16) & (block_rows - 1):
         raise ValueError(f"block_rows must be a power of two >= 16, got {block_rows!r}")
 
 

@@ -40,8 +40,7 @@ def act_forward_fixed_steps(x, params, ponder_steps, *, cell="rnn", epsilon=0.01
     get weight p = 0. When it is False some row needed more steps and the results of that row
     are wrong: run act_forward instead (or more steps). x is not checked for NaN/inf here.
     """
-    if isinstance(ponder_steps, bool) or not isinstance(ponder_steps, int) or ponder_steps < 1:
-        raise ValueError(f"ponder_steps must be an integer >= 1, got {ponder_steps!r}")
+    ponder_steps = check_int("ponder_steps", ponder_steps, 1)
     x, P, _ = prepare(x, params, cell, epsilon, max_ponder, check_finite=False)
     return ponder_fixed_steps(x, P, cell, 1.0 - epsilon, max_ponder, min(ponder_steps, max_ponder))
 

@@ -18,6 +18,7 @@ import torch
 
 from act_beyond import pondernet as pn
 from act_engine import adam
+from act_engine.members import check_member
 from act_numpy.checks import check_float, check_int
 from act_numpy.params import PARAM_NAMES, init_params
 from act_torch.act import act_forward
@@ -125,8 +126,7 @@ class Population:
 
     def member_params(self, k):
         """Member k's parameters as float64 NumPy arrays (one network's shapes)."""
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < self.K:
-            raise ValueError(f"k must be a member index in 0..{self.K - 1}, got {k!r}")
+        k = check_member(k, self.K)
         return {name: p[k].detach().numpy().astype(np.float64) for name, p in self.params.items()}
 
     def evaluate(self, x, y, *, max_steps=None, mode="sample", seed=0, threshold=0.5):

@@ -16,11 +16,10 @@ NumPy and PyTorch, so no transposes hide between the two packages.
 G = H for the tanh RNN and 4H for the LSTM (gate blocks i, f, o, g).
 """
 
-import numbers
-
 import numpy as np
 
 from .cells import CELLS, gate_size
+from .checks import check_float, check_int
 
 PARAM_NAMES = ("W_x", "W_s", "b_s", "W_h", "b_h", "W_y", "b_y")
 
@@ -43,10 +42,8 @@ def check_inputs(x_shape, shapes, cell, epsilon, max_ponder):
     """
     if cell not in CELLS:
         raise ValueError(f"unknown cell {cell!r}; expected one of {CELLS}")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0.0 < epsilon < 1.0:
-        raise ValueError(f"epsilon must be a number in (0, 1), got {epsilon!r}")
-    if isinstance(max_ponder, bool) or not isinstance(max_ponder, numbers.Integral) or max_ponder < 1:
-        raise ValueError(f"max_ponder must be an integer >= 1, got {max_ponder!r}")
+    check_float("epsilon", epsilon, 0.0, 1.0, low_open=True, high_open=True)
+    check_int("max_ponder", max_ponder, 1)
     if len(x_shape) != 3:
         raise ValueError(f"x must be 3-D (B, T, D), got shape {tuple(x_shape)}")
     B, T, D = x_shape
