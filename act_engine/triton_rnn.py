@@ -66,18 +66,25 @@ def _sigmoid(z):
 
 
 @jit
+def _block(B, H, BLOCK_B: tl.constexpr, BLOCK_H: tl.constexpr):
+    """This program's member k, its rows and the units, with their masks: rows beyond B and units
+    beyond H are padding (int64 indices: offsets may pass 2^31)."""
+    k = tl.program_id(0).to(tl.int64)
+    rows = tl.program_id(1).to(tl.int64) * BLOCK_B + tl.arange(0, BLOCK_B)
+    cols = tl.arange(0, BLOCK_H)
+    row_ok = rows < B
+    col_ok = cols < H
+    return k, rows, cols, row_ok, col_ok, row_ok[:, None] & col_ok[None, :]
+
+
+@jit
 def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
                        S, N, R, Sn, Hn, Pn,
                        B, T, H, L,
                        BLOCK_B: tl.constexpr, BLOCK_H: tl.constexpr):
     """ACT's forward for member program_id(0), rows program_id(1) * BLOCK_B + (0 .. BLOCK_B - 1)."""
     dtype = xW.dtype.element_ty
-    k = tl.program_id(0).to(tl.int64)
-    rows = tl.program_id(1).to(tl.int64) * BLOCK_B + tl.arange(0, BLOCK_B)
-    cols = tl.arange(0, BLOCK_H)
-    row_ok = rows < B
-    col_ok = cols < H
-    tile = row_ok[:, None] & col_ok[None, :]
+    k, rows, cols, row_ok, col_ok, tile = _block(B, H, BLOCK_B, BLOCK_H)
     # member k's weights, loaded once for all its ponder steps; padded units read 0
     W = tl.load(W_s + k * H * H + cols[:, None] * H + cols[None, :],
                 mask=col_ok[:, None] & col_ok[None, :], other=0.0)
@@ -139,12 +146,7 @@ def rnn_ponder_backward(dS, W_s, w_h, N, dponder, Sn, Hn, Pn,
     Writes dZn, dZh (every step's dL/dz^n and dL/dz_h^n) and dZ (their sum over n).
     """
     dtype = dS.dtype.element_ty
-    k = tl.program_id(0).to(tl.int64)
-    rows = tl.program_id(1).to(tl.int64) * BLOCK_B + tl.arange(0, BLOCK_B)
-    cols = tl.arange(0, BLOCK_H)
-    row_ok = rows < B
-    col_ok = cols < H
-    tile = row_ok[:, None] & col_ok[None, :]
+    k, rows, cols, row_ok, col_ok, tile = _block(B, H, BLOCK_B, BLOCK_H)
     # W_s^T, read transposed from W_s: dL/ds^{n-1} = dL/dz^n W_s^T (eq. 3 backwards)
     W_T = tl.load(W_s + k * H * H + cols[None, :] * H + cols[:, None],
                   mask=col_ok[:, None] & col_ok[None, :], other=0.0)
