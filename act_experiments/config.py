@@ -158,6 +158,11 @@ def _check_values(config, options):
         config["max_ponder"] = config["fixed_ponder"]
 
 
+def uses_act(config):
+    """Whether a run's config is ACT: neither the no-ACT baseline nor the fixed-computation control."""
+    return not config["no_act"] and upgrade(config)["fixed_ponder"] is None
+
+
 def upgrade(config):
     """A saved config with the keys added since it was saved (ADDED_KEYS), as they were then."""
     return {**ADDED_KEYS, **config}

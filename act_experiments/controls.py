@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .results import NO_ACT, RESULTS, fixed_key, load_sweep
+from .results import NO_ACT, fixed_key, load_sweep
 from .sweep_stats import keys, mean_se
 
 

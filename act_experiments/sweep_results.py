@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from .checkpoints import read_log
-from .config import upgrade
+from .config import upgrade, uses_act
 from .results import write_csv
 
 def run_record(run_id, folder, metric):
@@ -25,7 +25,7 @@ def run_record(run_id, folder, metric):
     """
     s = json.loads((Path(folder) / "summary.json").read_text())
     cfg, ev = upgrade(s["config"]), s["final_eval"]
-    act = not cfg["no_act"] and cfg["fixed_ponder"] is None
+    act = uses_act(cfg)
     row = {"run": run_id, "tau": cfg["tau"] if act else None, "act": int(act), "seed": cfg["seed"],
            metric: ev[metric], "mean_ponder": ev["mean_ponder"], "max_ponder": ev["max_ponder"],
            "loss": ev["loss"], "iterations": s["iterations"], "train_time_s": round(s["train_time_s"], 2),

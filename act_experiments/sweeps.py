@@ -232,7 +232,10 @@ def jobs_for(args, shared):
             else:
                 # the baseline is the cap M = 1 by definition, the control the cap M = F
                 options.pop("max_ponder", None)
-                options.update(no_act=True) if kind == "noact" else options.update(fixed_ponder=value)
+                if kind == "noact":
+                    options["no_act"] = True
+                else:
+                    options["fixed_ponder"] = value
             jobs.append((run_id, options))
     return jobs
 

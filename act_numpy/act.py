@@ -28,8 +28,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .cells import lstm_backward, lstm_forward, rnn_backward, rnn_forward, sigmoid
-from .halting import halting_backward, halting_step
 from .checks import check_int
+from .halting import halting_backward, halting_step
 from .params import PARAM_NAMES, check_inputs
 
 
@@ -163,9 +163,10 @@ def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, halting=True):
             z = z + w_flag                                       # the flag delta_{n,1} = 1
         new, cell_cache = cell_forward(z, prev)
         s_new = new[0] if lstm else new
-        h = sigmoid(s_new @ P["W_h"] + P["b_h"])[:, 0]           # eq. (5), from the new state
-        if not halting:
-            h = np.zeros_like(h)                                 # fixed_forward: no halting unit
+        if halting:
+            h = sigmoid(s_new @ P["W_h"] + P["b_h"])[:, 0]       # eq. (5), from the new state
+        else:
+            h = np.zeros(B, dtype=xW_t.dtype)                    # fixed_forward: no halting unit
         p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
         mean_s += p[:, None] * s_new                             # eq. (9): s_t = sum_n p^n s^n
         if lstm:

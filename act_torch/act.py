@@ -190,9 +190,10 @@ def _forward(x, params, cell, epsilon, max_ponder, record, halting):
         # N(t): the first n whose sum reaches 1 - eps, or the cap M (eqs 7, 13)
         N = ((torch.stack(sums, dim=-1) < 1.0 - epsilon) & (steps < max_ponder)).sum(dim=-1) + 1
         # eq. (5) with gradient, for all the steps of t in one product (the same values as above)
-        h = torch.sigmoid(S_n @ P["W_h"][:, 0] + P["b_h"])        # (B, n_t)
-        if not halting:
-            h = torch.zeros_like(h)                               # fixed_forward: no halting unit
+        if halting:
+            h = torch.sigmoid(S_n @ P["W_h"][:, 0] + P["b_h"])    # (B, n_t)
+        else:
+            h = S_n.new_zeros(S_n.shape[:2])                      # fixed_forward: no halting unit
         p, R = halting_distribution(h, N, steps)                  # eqs (6), (8)
         # eq. (9): the mean field s_t = sum_n p^n s^n carries on to t + 1 (for the LSTM, c too)
         s_t = (p[..., None] * S_n).sum(dim=1)

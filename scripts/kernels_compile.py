@@ -2,7 +2,7 @@
 what each uses: registers, spilled bytes (the stack frame) and shared memory, at each block shape
 act_engine.kernel_act may launch (BLOCK_B 16, BLOCK_H 16 .. 128) in float32.
 
-    python scripts/kernels_compile.py            # for this machine's GPU; sm_90 where there is none
+    python scripts/kernels_compile.py            # for the GPU present; sm_90 where there is none
 
 Exit status 1 when a kernel fails to compile. The register and stack figures are read from the
 compiled binary with the cuobjdump Triton ships.

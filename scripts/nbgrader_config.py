@@ -16,7 +16,7 @@ c.Execute.timeout = 300
 # cells print what they checked on stdout only.
 
 # The exercises that ask for a piece of ACT (03b, 12's exercise 2) are judged outside the learner's
-# kernel (act_experiments/grading/judge.py): JudgeAnswers runs the answer cells in a sandbox of their own
+# kernel (act_experiments/grading/judge.py): JudgeAnswers runs the answer cells in a process of their own
 # before nbgrader's Execute runs the notebook, and WriteVerdicts puts the verdicts into those check
 # cells' outputs after it, before SaveAutoGrades scores them. The rest is nbgrader's default list.
 from nbgrader.converters.autograde import Autograde  # noqa: E402

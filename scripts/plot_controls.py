@@ -11,11 +11,13 @@ by seed) and the ladder of error against updates, and saves figures/control_<tas
 import sys
 
 import matplotlib
+import matplotlib.pyplot as plt
 
 from act_experiments import controls
 from act_experiments.cli import OneLineParser
 from act_experiments.figures import print_written, save_figure
 from act_experiments.plots.controls import plot_control
+from act_experiments.results import RESULTS
 
 
 def describe(task, pair):
@@ -35,12 +37,15 @@ def describe(task, pair):
 def main(argv=None):
     matplotlib.use("Agg")      # files only
     ap = OneLineParser(prog="plot_controls.py", description=__doc__.splitlines()[0])
-    ap.add_argument("tasks", nargs="*", choices=sorted(controls.CONTROLS) + [[]],
-                    help="tasks to draw (default: every task whose control is committed)")
+    ap.add_argument("tasks", nargs="*", help=f"tasks to draw, of {', '.join(controls.CONTROLS)} (default: "
+                                             "every task whose control is committed)")
     ap.add_argument("--figures", help="output folder (default figures/)")
     args = ap.parse_args(argv)
+    unknown = [t for t in args.tasks if t not in controls.CONTROLS]
+    if unknown:
+        ap.error(f"unknown task {unknown[0]!r}; expected some of {', '.join(controls.CONTROLS)}")
     tasks = args.tasks or [t for t, c in controls.CONTROLS.items()
-                           if (controls.RESULTS / c.fixed / "runs.csv").exists()]
+                           if (RESULTS / c.fixed / "runs.csv").exists()]
     for task in tasks:
         try:
             pair = controls.load_pair(task)
@@ -49,7 +54,7 @@ def main(argv=None):
         print(describe(task, pair))
         fig = plot_control(pair)
         print_written([save_figure(fig, f"control_{task}", directory=args.figures)])
-        matplotlib.pyplot.close(fig)
+        plt.close(fig)
 
 
 if __name__ == "__main__":

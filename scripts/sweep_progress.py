@@ -21,6 +21,7 @@ from pathlib import Path
 
 from act_experiments.checkpoints import read_log
 from act_experiments.cli import OneLineParser
+from act_experiments.config import uses_act
 from act_experiments.results import write_csv, write_json
 from act_experiments.sweeps import run_folder
 
@@ -30,7 +31,7 @@ COLUMNS = ["sweep", "run", "tau", "act", "seed", "lr", "kind", "iteration", "bat
 
 def run_rows(sweep, run_id, config, log, window):
     """progress.csv's rows of one run: one per window of training batches, one per evaluation."""
-    act = not config["no_act"] and config.get("fixed_ponder") is None
+    act = uses_act(config)
     same = dict(sweep=sweep, run=run_id, tau=config["tau"] if act else None,
                 act=int(act), seed=config["seed"], lr=config["lr"])
     rows, windows = [], {}

@@ -1,6 +1,6 @@
 """The judge (act_experiments.grading.judge): answers run outside the learner's kernel, on inputs drawn at
 grading time. Every attack of scripts/attacks.py scores nothing, every honest variant full marks;
-the sandbox refuses the ways out; the allow-lists agree with docs/teaching.md."""
+the runner refuses the ways out; the allow-lists agree with docs/teaching.md."""
 
 import importlib.util
 import json
@@ -87,8 +87,8 @@ def test_course_imports_are_found_under_every_name():
                      "pn": "act_beyond.pondernet"}
 
 
-def sandboxed(body, timeout=60):
-    """Run ``def answer(): <body>`` in the sandbox of 03b; the entry of its one call."""
+def run_alone(body, timeout=60):
+    """Run ``def answer(): <body>`` in the runner, as for 03b; the entry of its one call."""
     code = "def answer():\n" + "".join(f"    {line}\n" for line in body.splitlines())
     result = judge.run_answer([code], [("answer", [])], judged.JUDGED["03b_write_your_own_act"], {}, timeout=timeout)
     assert result["cells"] is None, result
@@ -107,13 +107,13 @@ def sandboxed(body, timeout=60):
     ("import importlib\nreturn importlib.import_module('act_experiments.grading')", "Forbidden"),
     ("import torch\nreturn 1", "Forbidden"),
 ])
-def test_the_sandbox_refuses_the_ways_out(body, refused):
-    entry = sandboxed(body)
+def test_the_runner_refuses_the_ways_out(body, refused):
+    entry = run_alone(body)
     assert "error" in entry and entry["error"][0] == refused, entry
 
 
-def test_the_sandbox_lets_numpy_and_the_standard_library_work():
-    entry = sandboxed("import math, json, itertools\nimport numpy.linalg\n"
+def test_the_runner_lets_numpy_and_the_standard_library_work():
+    entry = run_alone("import math, json, itertools\nimport numpy.linalg\n"
                       "return float(np.linalg.det(np.eye(2))) + math.pi + len(json.dumps([1]))")
     assert entry["value"] == pytest.approx(1.0 + np.pi + 3)
 

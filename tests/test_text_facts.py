@@ -1078,9 +1078,9 @@ def test_every_committed_control_is_quoted_with_its_paired_numbers_and_verdict()
         doc = (ROOT / "docs" / f"{task}.md").read_text(encoding="utf-8")
         text = markdown(CONTROL_NOTEBOOKS[task])
         for where, body in ((f"docs/{task}.md", doc), (f"notebook {CONTROL_NOTEBOOKS[task]}", text)):
-            assert f"ACT − fixed" in body and paired_text in body, (where, paired_text)
+            assert "ACT − fixed" in body and paired_text in body, (where, paired_text)
             assert fixed_text in body and verdict in body, (where, fixed_text, verdict)
-        assert f"![" in text and f"../figures/control_{task}.png" in text and "Adaptivity or computation?" in text
+        assert "![" in text and f"../figures/control_{task}.png" in text and "Adaptivity or computation?" in text
         assert (ROOT / "figures" / f"control_{task}.png").exists()
         row = [line for line in readme.splitlines() if f"`results/{c.fixed}`" in line]
         assert len(row) == 1 and paired_text in row[0] and fixed_text in row[0], task

@@ -187,9 +187,10 @@ def returned(entry):
 
 
 def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT):
-    """Run the answer cells' kept code and ``calls`` [(function name, args)] in the sandbox.
+    """Run the answer cells' kept code and ``calls`` [(function name, args)] in the answer's own
+    process (runner.py).
 
-    Returns the sandbox's result: {"cells": None or [error name, message], "calls": [entry]}.
+    Returns the runner's result: {"cells": None or [error name, message], "calls": [entry]}.
     Raises AnswerError when the process gives no result (time limit, crash)."""
     job = {"cells": cells, "calls": [{"function": f, "args": [_encode(a) for a in args]} for f, args in calls],
            "given": judged.given, "modules": judged.modules, "pieces": {n: n for n in _pieces(judged)},
