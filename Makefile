@@ -8,6 +8,10 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # nbval: lax mode (our checks are assert cells), the venv's own kernel, and a generous per-cell limit
 NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=300
+# Every core, up to four: pytest-xdist runs test files and notebooks side by side, a notebook's cells
+# in order in one kernel (--dist loadscope). `make test JOBS=1` runs them one after another.
+JOBS   ?= $(shell python3 -c "import os; print(min(4, os.cpu_count() or 1))")
+XDIST  := -n $(JOBS) --dist loadscope
 
 .PHONY: lab test unit notebooks exercises student course wheel variant figures book clean
 
@@ -23,21 +27,26 @@ $(STAMP): requirements.txt pyproject.toml
 lab: $(STAMP)
 	$(PY) scripts/lab.py
 
-test: unit notebooks exercises
+# The unit tests and the notebooks in one pytest run (one pool of workers), then the exercises.
+test: $(STAMP)
+	$(PY) -m pytest -q $(XDIST) $(NBVAL) tests notebooks
+	$(MAKE) --no-print-directory exercises
 
 unit: $(STAMP)
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q $(XDIST) tests
 
+# Every notebook under nbval; a graded check cell that writes to stderr fails too, as nbgrader
+# scores it 0 (conftest.py), so this run also holds that the source gets every point.
 notebooks: $(STAMP)
-	$(PY) -m pytest -q $(NBVAL) notebooks
+	$(PY) -m pytest -q $(XDIST) $(NBVAL) notebooks
 
 # The student edition (build/student/, made by nbgrader: every solution and hidden test taken out).
 student: $(STAMP)
 	$(PY) scripts/student.py
 
 # nbgrader's own generate_assignment and autograde, with the course's nbgrader_config.py, on every
-# notebook: the source must get every point of every check cell, the untouched release none (a
-# check that raises or writes to stderr scores 0), and every lesson cell must run in both. Then the
+# notebook: the untouched release must get no point (a check that raises or writes to stderr
+# scores 0) and every lesson cell must run (the source's side is `make notebooks`). Then the
 # attacks of scripts/attacks.py score nothing and its honest answers full marks (cut-down notebooks).
 exercises: $(STAMP)
 	$(PY) scripts/student.py --check

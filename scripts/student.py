@@ -1,7 +1,8 @@
 """Write the student edition of the course, and grade both editions with nbgrader itself.
 
     python scripts/student.py                    # build/student/: the solutions taken out
-    python scripts/student.py --check            # nbgrader grades the source and the release
+    python scripts/student.py --check            # nbgrader grades the untouched release
+    python scripts/student.py --check --source   # ... and the source
     python scripts/student.py --check notebooks/03b_write_your_own_act.ipynb
     python scripts/student.py --table            # the exercises and their points, for docs/teaching.md
 
@@ -14,14 +15,18 @@ NotImplementedError()``, each written answer by "YOUR ANSWER HERE", the hidden t
 This script runs nbgrader itself on a course folder of its own under build/nbgrader/, with the
 course's scripts/nbgrader_config.py, so a teacher's nbgrader gets exactly the same notebooks.
 
-``--check`` hands nbgrader two submissions of every notebook and runs ``nbgrader autograde`` on
-both, hidden tests restored and nbgrader's scoring rules applied (a check cell that raises, or
+``--check`` hands nbgrader the untouched release of every notebook and runs ``nbgrader autograde``
+on it, hidden tests restored and nbgrader's scoring rules applied (a check cell that raises, or
 writes anything to stderr, scores 0):
 
-- the source itself must get every point of every check cell;
-- the untouched release must get none, every check failing with a message that says what is
+- the untouched release must get no point, every check failing with a message that says what is
   missing (an AssertionError or NotImplementedError), not an error from the lesson's own code;
-- every cell outside the exercises must run in both (the lesson works before any exercise is done).
+- every cell outside the exercises must run (the lesson works before any exercise is done).
+
+The source's side, every point of every check cell, is held where the source already runs: under
+nbval in ``make test``, whose hook (conftest.py) fails a check cell that raises or writes to stderr,
+just as nbgrader scores it 0; and the judged exercises' checks in tests/test_judge.py. ``--source``
+grades the source with nbgrader too (every notebook once more).
 
 It prints the longest cell nbgrader ran, against the per-cell limit of nbgrader_config.py.
 """
@@ -188,16 +193,19 @@ def grading_problems(name, student, nb, scores):
     return problems
 
 
-def check(notebooks, out=BUILD / "student"):
-    """Generate the release of ``notebooks``, grade the source and the untouched release with
-    nbgrader, and list what is wrong (an empty list: nothing). Prints one line per notebook."""
+def check(notebooks, out=BUILD / "student", source=False):
+    """Generate the release of ``notebooks``, grade the untouched release (and the source, with
+    ``source``) with nbgrader, and list what is wrong (an empty list: nothing). Prints one line
+    per notebook. nbgrader's course folder is build/nbgrader/ beside ``out``."""
+    students = SUBMISSIONS if source else ("release",)
     released = generate(notebooks, out)
-    graded = autograde(out.parent / "nbgrader", {"source": notebooks, "release": released})
+    handed_in = {"source": notebooks, "release": released}
+    graded = autograde(out.parent / "nbgrader", {who: handed_in[who] for who in students})
     problems, longest = [], (0.0, "")
     for path in notebooks:
         found = []
         points = {}
-        for student in SUBMISSIONS:
+        for student in students:
             nb, scores = graded[student][path.name]
             found += grading_problems(path.name, student, nb, scores)
             points[student] = (sum(s or 0 for s, _ in scores.values()), sum(m for _, m in scores.values()))
@@ -205,8 +213,9 @@ def check(notebooks, out=BUILD / "student"):
                 seconds = cell_seconds(cell) if cell.cell_type == "code" else None
                 if seconds is not None and seconds > longest[0]:
                     longest = (seconds, f"{path.name}, cell {index}")
-        print(f"{path.name}: source {points['source'][0]:g}/{points['source'][1]:g}, untouched release "
-              f"{points['release'][0]:g}/{points['release'][1]:g} points"
+        print(f"{path.name}: " + ", ".join(f"{'the untouched release' if who == 'release' else who} "
+                                          f"{points[who][0]:g}/{points[who][1]:g}" for who in students)
+              + " points"
               + ("" if not found else f"; {len(found)} problems"), flush=True)
         problems += found
     if longest[1]:
@@ -246,7 +255,9 @@ def main(argv=None):
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
     parser.add_argument("--out", type=Path, default=BUILD / "student")
     parser.add_argument("--check", action="store_true",
-                        help="grade the source and the untouched release with nbgrader autograde")
+                        help="grade the untouched release with nbgrader autograde")
+    parser.add_argument("--source", action="store_true",
+                        help="with --check: grade the source too (every point of every check)")
     parser.add_argument("--table", action="store_true", help="print the exercises and their points, and stop")
     args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or NOTEBOOKS
@@ -261,14 +272,15 @@ def main(argv=None):
             written = generate(notebooks, args.out)
             print(f"student edition: {len(written)} notebooks in {args.out}")
             return 0
-        problems = check(notebooks, out=args.out)
+        problems = check(notebooks, out=args.out, source=args.source)
     except RuntimeError as err:
         parser.exit(1, f"student.py: {err}\n")
     for line in problems:
         print(line)
     if problems:
         return 1
-    print("nbgrader gives the source every point and the untouched release none; every lesson cell runs")
+    print(("nbgrader gives the source every point and " if args.source else "nbgrader gives ")
+          + "the untouched release no point; every lesson cell runs")
     return 0
 
 

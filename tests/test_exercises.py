@@ -1,7 +1,8 @@
 """The exercises follow nbgrader's conventions, and nbgrader grades both editions right.
 
-The full run (nbgrader autograde gives every notebook's source all its points and the untouched
-release none) is `make exercises`, part of `make test`; here are its rules on the committed
+The full run (nbgrader autograde gives the untouched release of every notebook no point, and every
+lesson cell runs) is `make exercises`, part of `make test`, while nbval's run of the sources holds
+their side (conftest.py: a check cell that raises or writes to stderr fails, as nbgrader scores it 0); here are its rules on the committed
 notebooks, the grader itself on small notebooks made for the purpose, and the course that
 `make course` builds.
 """
@@ -106,7 +107,7 @@ def test_nbgrader_grades_the_source_and_the_release_and_reports_what_is_wrong(tm
         ("lesson + undefined_name", None, None),
         ("Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION", "ex2-answer", "answer"),
     ]), source)
-    problems = student.check([source], out=tmp_path / "student")
+    problems = student.check([source], out=tmp_path / "student", source=True)
     made = nbformat.read(tmp_path / "student" / source.name, as_version=4).cells
     assert "x = 3" not in made[1].source and "raise NotImplementedError()" in made[1].source
     assert "x == 3" not in made[2].source and "HIDDEN" not in made[2].source
@@ -146,9 +147,28 @@ def test_a_check_that_fails_for_the_wrong_reason_is_reported(tmp_path):
         (SOLUTION, "ex1-solution", "solution"),
         ("assert y == 3", "ex1-check", "check"),
     ]), source)
-    problems = student.check([source], out=tmp_path / "student")
+    problems = student.check([source], out=tmp_path / "student", source=True)
     assert any("source scores 0 of 1 on ex1-check (NameError" in p for p in problems), problems
     assert any("fails with NameError" in p and "instead of saying what is missing" in p for p in problems), problems
+
+
+def test_under_nbval_a_check_cell_that_writes_to_stderr_fails(tmp_path):
+    """act_experiments.grading.nbval_rule, which conftest.py loads: nbgrader would score such a check 0,
+    so the source's nbval run fails it; the same text in a lesson cell passes."""
+    import subprocess
+    import sys
+
+    import nbformat
+    source = tmp_path / "01_demo.ipynb"
+    warn = "import sys\nsys.stderr.write('a warning')"
+    nbformat.write(notebook([(SOLUTION, "ex1-solution", "solution"), (warn, "ex1-check", "check"),
+                             (warn, None, None)]), source)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "act_experiments.grading.nbval_rule", "--nbval-lax",
+                           "--nbval-current-env", str(source)], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 failed, 2 passed" in done.stdout, done.stdout
+    assert "check cell ex1-check writes to stderr, so nbgrader would score it 0: a warning" in done.stdout
 
 
 def test_nbgrader_refusing_a_notebook_is_one_line_of_the_cli(tmp_path, capsys):
