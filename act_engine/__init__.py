@@ -8,8 +8,8 @@ on parameters stacked on a leading member axis, with per-member Adam and, on a G
     torch_act         the PyTorch ponder loop for one or K networks, until halted or on a fixed budget
     torch_population  K PyTorch networks, Adam written out per member (adam)
     graphed, population_graphed   training steps replayed as CUDA graphs
-    triton_rnn, kernel_act        the tanh RNN's ponder loop as fused Triton kernels (optional:
-                                  requirements-kernels.txt), Population(kernels=True)
+    triton_rnn, triton_lstm       the ponder loops of the tanh RNN and of the LSTM as fused Triton
+    kernel_act                    kernels (optional: requirements-kernels.txt), Population(kernels=True)
     members           what members share, and the checkpoint layout every run uses
 
 Every member equals its run trained alone (tests/test_population*.py, test_numpy_population.py).

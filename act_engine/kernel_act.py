@@ -1,18 +1,19 @@
-"""ACT's ponder loop for K stacked tanh RNNs on the Triton kernels of ``triton_rnn``.
+"""ACT's ponder loop for K stacked tanh RNNs or LSTMs on the Triton kernels of ``triton_rnn`` and
+``triton_lstm``.
 
-    y, N, R, cache = forward_pass(x, P, threshold, cap, halting, longest)      # tensors, K in front
-    grads = backward_pass(dy, dponder, cache)                                  # as act_engine.numpy_act
-    y, N, R = ponder_until_halted(x, P, "rnn", threshold, cap, longest, halting=halting)   # with autograd
+    y, N, R, cache = forward_pass(x, P, cell, threshold, cap, halting, longest)   # tensors, K in front
+    grads = backward_pass(dy, dponder, cache)                                     # as act_engine.numpy_act
+    y, N, R = ponder_until_halted(x, P, cell, threshold, cap, longest, halting=halting)   # with autograd
 
 The kernels run the recurrence: the ponder steps in the forward, and the course's hand-derived
 backward (act_numpy.act.backward_pass) step by step. What is no recurrence stays plain torch, one
 batched product each, as act_numpy computes it: x_t W_in + b_s for every t before the loop; after
 it the output y = S W_y + b_y, and the weight gradients, dW = a^T dz over the rows (t, n, b) of
-every ponder step the kernels kept. ``ponder_until_halted`` takes the arguments of
+every ponder step the kernels kept. Everything outside the kernels is the same for both cells. ``ponder_until_halted`` takes the arguments of
 ``act_engine.torch_act.ponder_until_halted`` for K members, so a population can call either.
 
-Shapes: x (K, B, T, D); P the seven parameters stacked on the member axis (W_s (K, H, H),
-W_h (K, H, 1), b_h (K, 1), ...); threshold 1 - eps, cap M and halting (1.0 ACT, 0.0 fixed) one
+Shapes: x (K, B, T, D); P the seven parameters stacked on the member axis (W_s (K, H, G) with
+G = H for the tanh RNN and 4H for the LSTM, W_h (K, H, 1), b_h (K, 1), ...); threshold 1 - eps, cap M and halting (1.0 ACT, 0.0 fixed) one
 value per member, any shape with K elements (the population's (K, 1, 1)). Tensors on a CUDA
 device compile the kernels; on the CPU they run under Triton's interpreter (TRITON_INTERPRET=1
 before triton is imported), which is how the tests check them.
@@ -20,12 +21,14 @@ before triton is imported), which is how the tests check them.
 
 import torch
 
+from act_numpy.cells import CELLS, gate_size
 from act_numpy.checks import check_int
 
 from . import triton_rnn
+from .triton_lstm import lstm_ponder_backward, lstm_ponder_forward
 from .triton_rnn import rnn_ponder_backward, rnn_ponder_forward
 
-MAX_H = 128      # W_s is one (H, H) tile per program: 64 KB in float32 at 128
+MAX_H = 128      # a program holds (H, H) tiles of W_s (the LSTM's four in turn): 64 KB in float32 at 128
 BLOCK_B = 16     # rows per program: tl.dot's smallest tile
 # 8 warps: a (16, 128) block with its W_s tile needs fewer spilled registers than with 4 (ptxas for
 # sm_90, compiled offline); the interpreter ignores it
@@ -61,10 +64,12 @@ def _per_member(name, value, K, dtype, device):
     return v.reshape(K).to(dtype).contiguous()
 
 
-def _check(x, P, block_rows):
+def _check(x, P, cell, block_rows):
     """Shapes, dtype and device of the kernels' inputs; ValueError naming the argument otherwise."""
     if not available():
         raise ValueError("the kernels need Triton: pip install -r requirements-kernels.txt")
+    if cell not in CELLS:
+        raise ValueError(f"cell must be one of {CELLS}, got {cell!r}")
     if not isinstance(x, torch.Tensor) or x.dim() != 4:
         raise ValueError(f"x must be a (K, B, T, D) tensor, got {getattr(x, 'shape', type(x))}")
     if x.dtype not in (torch.float32, torch.float64):
@@ -72,11 +77,13 @@ def _check(x, P, block_rows):
     K, B, T, D = x.shape
     W_s = P["W_s"]
     H = W_s.shape[-2]
-    if W_s.shape != (K, H, H):
-        raise ValueError(f"P['W_s'] must be (K, H, H) for the tanh RNN, got {tuple(W_s.shape)}")
+    G = gate_size(cell, H)
+    if W_s.shape != (K, H, G):
+        raise ValueError(f"P['W_s'] must be (K, H, {'H' if cell == 'rnn' else '4H'}) for the {cell}, "
+                         f"got {tuple(W_s.shape)}")
     if H > MAX_H:
         raise ValueError(f"P['W_s']: H = {H} > {MAX_H}, more than one tile of W_s per program holds")
-    want = {"W_x": (K, D + 1, H), "b_s": (K, H), "W_h": (K, H, 1), "b_h": (K, 1),
+    want = {"W_x": (K, D + 1, G), "b_s": (K, G), "W_h": (K, H, 1), "b_h": (K, 1),
             "W_y": (K, H, P["W_y"].shape[-1]), "b_y": (K, P["W_y"].shape[-1])}
     for name, shape in want.items():
         if tuple(P[name].shape) != shape:
@@ -89,17 +96,18 @@ def _check(x, P, block_rows):
         raise ValueError(f"block_rows must be a power of two >= 16, got {block_rows!r}")
 
 
-def forward_pass(x, P, threshold, cap, halting=None, longest=None, block_rows=BLOCK_B):
-    """The forward of K stacked tanh RNNs, pondering until every row has halted or met its cap.
+def forward_pass(x, P, cell, threshold, cap, halting=None, longest=None, block_rows=BLOCK_B):
+    """The forward of K stacked tanh RNNs (cell "rnn") or LSTMs ("lstm"), pondering until every row
+    has halted or met its cap.
 
     x (K, B, T, D); P, threshold, cap, halting: see the module's docstring. longest: the largest
     cap (an int; None reads it from cap). block_rows: rows per program (a power of two >= 16).
     Returns y (K, B, T, O), N (K, B, T) int64, R (K, B, T) and the cache for backward_pass.
     No gradient is recorded: backward_pass is the gradient.
     """
-    _check(x, P, block_rows)
+    _check(x, P, cell, block_rows)
     K, B, T, D = x.shape
-    H = P["W_s"].shape[-1]
+    H, G = P["W_s"].shape[-2:]
     dev, dt = x.device, x.dtype
     with torch.no_grad():
         cap = _per_member("cap", cap, K, torch.int32, dev)
@@ -112,22 +120,32 @@ def forward_pass(x, P, threshold, cap, halting=None, longest=None, block_rows=BL
         gate = torch.ones(K, dtype=dt, device=dev) if halting is None else _per_member("halting", halting, K, dt, dev)
         W_x = P["W_x"]
         # eq. (3)'s input part and bias, for every t at once: the same for every ponder step
-        xW = torch.baddbmm(P["b_s"].unsqueeze(1), x.reshape(K, B * T, D), W_x[:, :D]).view(K, B, T, H)
+        xW = torch.baddbmm(P["b_s"].unsqueeze(1), x.reshape(K, B * T, D), W_x[:, :D]).view(K, B, T, G)
         S = torch.empty(K, B, T, H, dtype=dt, device=dev)
         N = torch.empty(K, B, T, dtype=torch.int32, device=dev)
         R = torch.empty(K, B, T, dtype=dt, device=dev)
-        # every step a row may take has its slot; the slots of steps not taken stay 0
-        Sn = torch.zeros(K, T, L, B, H, dtype=dt, device=dev)
-        Hn = torch.zeros(K, T, L, B, dtype=dt, device=dev)
-        Pn = torch.zeros(K, T, L, B, dtype=dt, device=dev)
-        rnn_ponder_forward[_grid(K, B, block_rows)](
-            xW.contiguous(), W_x[:, D].contiguous(), P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(),
-            P["b_h"][:, 0].contiguous(), threshold, cap, gate,
-            S, N, R, Sn, Hn, Pn, B, T, H, L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
+        # every step a row may take has its slot; the slots of steps not taken stay 0 (the weight
+        # gradients' products read them, and 0 * 0 adds nothing)
+        kept = {"Sn": torch.zeros(K, T, L, B, H, dtype=dt, device=dev),
+                "Hn": torch.zeros(K, T, L, B, dtype=dt, device=dev),
+                "Pn": torch.zeros(K, T, L, B, dtype=dt, device=dev)}
+        weights = (xW.contiguous(), W_x[:, D].contiguous(), P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(),
+                   P["b_h"][:, 0].contiguous(), threshold, cap, gate)
+        sizes = dict(B=B, T=T, H=H, L=L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
+        if cell == "rnn":
+            rnn_ponder_forward[_grid(K, B, block_rows)](*weights, S, N, R, kept["Sn"], kept["Hn"], kept["Pn"],
+                                                        **sizes)
+        else:
+            # the LSTM's cell states c_t and c^n, and its gate activations (i, f, o, g) at every step
+            kept.update(C=torch.empty(K, B, T, H, dtype=dt, device=dev),
+                        Cn=torch.zeros(K, T, L, B, H, dtype=dt, device=dev),
+                        An=torch.zeros(K, T, L, B, G, dtype=dt, device=dev))
+            lstm_ponder_forward[_grid(K, B, block_rows)](*weights, S, kept["C"], N, R, kept["Sn"], kept["Cn"],
+                                                         kept["An"], kept["Hn"], kept["Pn"], **sizes)
         # eq. (9): y_t = W_y s_t + b_y, every (b, t) of a member in one product
         y = torch.baddbmm(P["b_y"].unsqueeze(1), S.view(K, B * T, H), P["W_y"]).view(K, B, T, -1)
     N = N.long()
-    cache = {"x": x, "P": P, "S": S, "N": N, "Sn": Sn, "Hn": Hn, "Pn": Pn, "block_rows": block_rows}
+    cache = {"x": x, "P": P, "cell": cell, "S": S, "N": N, "block_rows": block_rows, **kept}
     return y, N, R, cache
 
 
@@ -135,9 +153,9 @@ def backward_pass(dy, dponder, cache):
     """act_numpy.act.backward_pass for the K members of forward_pass: dy (K, B, T, O), dponder
     (K, B, T) = dL/drho_t. Returns a dict with the gradient of every parameter (the stacked shapes
     of P) and of x (K, B, T, D)."""
-    x, P, S, N, Sn = (cache[k] for k in ("x", "P", "S", "N", "Sn"))
+    x, P, cell, S, N, Sn = (cache[k] for k in ("x", "P", "cell", "S", "N", "Sn"))
     K, B, T, D = x.shape
-    H = S.shape[-1]
+    H, G = P["W_s"].shape[-2:]
     if tuple(dy.shape) != (K, B, T, P["W_y"].shape[-1]):
         raise ValueError(f"dy must have shape {(K, B, T, P['W_y'].shape[-1])}, got {tuple(dy.shape)}")
     try:
@@ -154,14 +172,17 @@ def backward_pass(dy, dponder, cache):
         dS = (dy_rows @ P["W_y"].mT).view(K, B, T, H).contiguous()   # dL/ds_t through the output
 
         L = Sn.shape[2]
-        dZn = torch.zeros_like(Sn)
+        dZn = torch.zeros(K, T, L, B, G, dtype=x.dtype, device=x.device)
         dZh = torch.zeros_like(cache["Hn"])
-        dZ = torch.empty(K, B, T, H, dtype=x.dtype, device=x.device)
         block_rows = cache["block_rows"]
-        rnn_ponder_backward[_grid(K, B, block_rows)](
-            dS, P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(), N.to(torch.int32).contiguous(),
-            dponder.contiguous(), Sn, cache["Hn"], cache["Pn"], dZn, dZh, dZ,
-            B, T, H, L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
+        inputs = (dS, P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(), N.to(torch.int32).contiguous(),
+                  dponder.contiguous())
+        sizes = dict(B=B, T=T, H=H, L=L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
+        if cell == "rnn":
+            rnn_ponder_backward[_grid(K, B, block_rows)](*inputs, Sn, cache["Hn"], cache["Pn"], dZn, dZh, **sizes)
+        else:
+            lstm_ponder_backward[_grid(K, B, block_rows)](*inputs, cache["C"], Sn, cache["Cn"], cache["An"],
+                                                          cache["Hn"], cache["Pn"], dZn, dZh, **sizes)
 
         # every ponder step used the same W_s, W_h and b_h: one product over all the rows (t, n, b)
         # of every step adds up their gradients. Only the first n_max = max N(t) slots hold steps
@@ -171,14 +192,16 @@ def backward_pass(dy, dponder, cache):
         # step n read s^{n-1}, and step 1 read s_{t-1} (zeros at t = 0)
         S_prev = torch.cat([torch.zeros_like(S[:, :, :1]), S[:, :, :-1]], dim=2)     # (K, B, T, H)
         S_in = torch.cat([S_prev.transpose(1, 2).unsqueeze(2), Sn[:, :, :-1]], dim=2)   # (K, T, n_max, B, H)
-        g["W_s"] = S_in.reshape(K, -1, H).mT @ dZn.reshape(K, -1, H)
+        g["W_s"] = S_in.reshape(K, -1, H).mT @ dZn.reshape(K, -1, G)
         g["W_h"] = Sn.reshape(K, -1, H).mT @ dZh.reshape(K, -1, 1)
         g["b_h"] = dZh.sum(dim=(1, 2, 3)).unsqueeze(1)
 
-        # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s; the flag only at n = 1
-        dZ_rows = dZ.view(K, B * T, H)
+        # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s, for every n: its
+        # gradient is dZ = sum_n dL/dz^n per (b, t); the flag only at n = 1
+        dZ = dZn.sum(dim=2).transpose(1, 2)                      # (K, B, T, G)
+        dZ_rows = dZ.reshape(K, B * T, G)
         g["b_s"] = dZ.sum(dim=(1, 2))
-        dflag = dZn[:, :, 0].sum(dim=(1, 2))                     # (K, H)
+        dflag = dZn[:, :, 0].sum(dim=(1, 2))                     # (K, G)
         g["W_x"] = torch.cat([x.reshape(K, B * T, D).mT @ dZ_rows, dflag.unsqueeze(1)], dim=1)
         g["x"] = (dZ_rows @ P["W_x"][:, :D].mT).view(K, B, T, D)
     return g
@@ -187,12 +210,12 @@ def backward_pass(dy, dponder, cache):
 NAMES = ("W_x", "W_s", "b_s", "W_h", "b_h", "W_y", "b_y")
 
 
-class _RNNPonder(torch.autograd.Function):
+class _Ponder(torch.autograd.Function):
     """forward_pass and backward_pass as one autograd node: y, N, R from x and the parameters."""
 
     @staticmethod
-    def forward(ctx, threshold, cap, halting, longest, block_rows, x, *params):
-        y, N, R, cache = forward_pass(x, dict(zip(NAMES, params)), threshold, cap, halting, longest,
+    def forward(ctx, cell, threshold, cap, halting, longest, block_rows, x, *params):
+        y, N, R, cache = forward_pass(x, dict(zip(NAMES, params)), cell, threshold, cap, halting, longest,
                                       block_rows)
         ctx.cache = cache
         ctx.mark_non_differentiable(N)
@@ -207,16 +230,14 @@ class _RNNPonder(torch.autograd.Function):
         dR = torch.zeros(y_shape[:3], dtype=x.dtype, device=x.device) if dR is None else dR
         g = backward_pass(dy, dR, cache)        # rho = N + R and N has no gradient: dL/drho = dL/dR
         ctx.cache = None
-        return (None, None, None, None, None, g["x"], *(g[name] for name in NAMES))
+        return (None, None, None, None, None, None, g["x"], *(g[name] for name in NAMES))
 
 
 def ponder_until_halted(x, P, cell, threshold, cap, longest, record=None, halting=None,
                         block_rows=BLOCK_B):
-    """act_engine.torch_act.ponder_until_halted for K stacked tanh RNNs, on the kernels, with
-    autograd: y (K, B, T, O), N (K, B, T) int64 and R (K, B, T). record must be None (the kernels
-    keep no per-step record for plots)."""
-    if cell != "rnn":
-        raise ValueError(f"cell must be 'rnn' for the kernels, got {cell!r}")
+    """act_engine.torch_act.ponder_until_halted for K stacked tanh RNNs or LSTMs, on the kernels,
+    with autograd: y (K, B, T, O), N (K, B, T) int64 and R (K, B, T). record must be None (the
+    kernels keep no per-step record for plots)."""
     if record is not None:
         raise ValueError("record must be None: the kernels keep no record of h and p")
-    return _RNNPonder.apply(threshold, cap, halting, longest, block_rows, x, *(P[name] for name in NAMES))
+    return _Ponder.apply(cell, threshold, cap, halting, longest, block_rows, x, *(P[name] for name in NAMES))

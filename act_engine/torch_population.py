@@ -46,9 +46,9 @@ class Population:
     single network's shapes). loss, heads: the read-out's loss ("sigmoid" or "softmax") and its
     number of softmax groups. params[name] is (K, *shape of the single network's parameter),
     e.g. W_s (K, H, G). graphed: see population_graphed.graph_step_for. kernels: True for the
-    ponder loop on the fused Triton kernels (act_engine.kernel_act: the tanh RNN on a CUDA device,
-    with Triton installed), eager and instead of CUDA graphs, which stay the default and the
-    reference; False (the default) leaves the population as it was.
+    ponder loop on the fused Triton kernels (act_engine.kernel_act: the tanh RNN or the LSTM on a
+    CUDA device, with Triton installed), eager and instead of CUDA graphs, which stay the default
+    and the reference; False (the default) leaves the population as it was.
     """
 
     name = "torch"
@@ -92,8 +92,6 @@ class Population:
             raise ValueError("kernels=True replaces CUDA graphs: pass graphed=None or False with it")
         if self.device.type != "cuda":
             raise ValueError(f"kernels=True needs a population on a CUDA device, not {self.device}")
-        if self.cell != "rnn":
-            raise ValueError(f"kernels=True: the kernels run the tanh RNN, not cell {self.cell!r}")
         from . import kernel_act
         if not kernel_act.available():
             raise ValueError("kernels=True needs Triton: pip install -r requirements-kernels.txt")

@@ -22,7 +22,7 @@ Memory layout (row-major, every tensor contiguous):
     Sn (K, T, L, B, H), Hn, Pn (K, T, L, B): s^n, h^n, p^n of every step a row took (n <= N(t)),
     kept for the backward; L >= every cap, so every step taken has its slot; the caller zeroes them.
     dZn (K, T, L, B, H), dZh (K, T, L, B): dL/dz^n and dL/dz_h^n, from which the weight gradients
-    are one batched product each (outside); dZ (K, B, T, H) = sum_n dL/dz^n.
+    are one batched product each, and their sum over n one reduction (outside).
 
 What the interpreter (TRITON_INTERPRET=1) does not check and the code keeps anyway: BLOCK_B and
 BLOCK_H are powers of two >= 16 (tl.dot's smallest tile), rows and units beyond B and H are masked
@@ -33,6 +33,10 @@ The loops over t are while loops, not range(T): Triton 3.6's interpreter turns a
 range into an index through a conversion that NumPy >= 2.4 refuses; a while loop compiles the same.
 Products use tl.dot(..., input_precision="ieee"): on a GPU float32 products otherwise run in TF32,
 and the course's numbers are true float32.
+
+The pieces every cell's kernels share live here (act_engine.triton_lstm imports them): _tanh,
+_sigmoid, the block prologue _block, a tile of W_s (_tile), and the halting bookkeeping forward
+(_halting_step) and backward (_halting_gradient).
 """
 
 from __future__ import annotations     # tl.constexpr stays a string (Triton reads it so): see below
@@ -78,6 +82,37 @@ def _block(B, H, BLOCK_B: tl.constexpr, BLOCK_H: tl.constexpr):
 
 
 @jit
+def _tile(W_s, k, H, G, j, cols, col_ok, TRANSPOSED: tl.constexpr):
+    """Member k's (BLOCK_H, BLOCK_H) tile of W_s (K, H, G) at columns j H .. j H + H - 1: all of
+    W_s for the tanh RNN (G = H, j = 0), gate block j of the LSTM's (G = 4H). TRANSPOSED reads the
+    tile's transpose, for dL/ds^{n-1} = dL/dz^n W_s^T. Padded units read 0."""
+    if TRANSPOSED:
+        at = cols[None, :] * G + j * H + cols[:, None]
+    else:
+        at = cols[:, None] * G + j * H + cols[None, :]
+    return tl.load(W_s + k * H * G + at, mask=col_ok[:, None] & col_ok[None, :], other=0.0)
+
+
+@jit
+def _halting_step(h, cum, running, n, M, thr):
+    """act_numpy.halting.halting_step for a block of rows at ponder step n: h, cum = sum_{k<n} h^k
+    and running (BLOCK_B,). Returns p^n, halt (the rows whose N(t) is n), and cum and running after
+    step n."""
+    # eq. (7) with the cap of eq. (13); eq. (6); eq. (8): p^N = R = 1 - sum_{n<N} h^n
+    halt = running & ((cum + h >= thr) | (n >= M))
+    p = tl.where(halt, 1.0 - cum, tl.where(running, h, 0.0))
+    cum = tl.where(running & ~halt, cum + h, cum)
+    return p, halt, cum, running & ~halt
+
+
+@jit
+def _halting_gradient(dp, dp_N, h, n, N_t):
+    """dL/dz_h^n (BLOCK_B,) at ponder step n from dL/dp^n and dL/dp^N (R's share included):
+    eqs (19), (20), then through the sigmoid of eq. (5). 0 from each row's N(t) on."""
+    return tl.where(n < N_t, dp - dp_N, 0.0) * h * (1.0 - h)
+
+
+@jit
 def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
                        S, N, R, Sn, Hn, Pn,
                        B, T, H, L,
@@ -86,8 +121,7 @@ def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
     dtype = xW.dtype.element_ty
     k, rows, cols, row_ok, col_ok, tile = _block(B, H, BLOCK_B, BLOCK_H)
     # member k's weights, loaded once for all its ponder steps; padded units read 0
-    W = tl.load(W_s + k * H * H + cols[:, None] * H + cols[None, :],
-                mask=col_ok[:, None] & col_ok[None, :], other=0.0)
+    W = _tile(W_s, k, H, H, 0, cols, col_ok, False)
     wf = tl.load(w_flag + k * H + cols, mask=col_ok, other=0.0)
     wh = tl.load(w_h + k * H + cols, mask=col_ok, other=0.0)
     bh = tl.load(b_h + k)
@@ -114,10 +148,7 @@ def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
             z = x_t + first * wf[None, :] + tl.dot(prev, W, input_precision="ieee")   # eq. (3)
             s = _tanh(z)
             h = g * _sigmoid(tl.sum(s * wh[None, :], axis=1) + bh)                     # eq. (5)
-            # eq. (7) with the cap of eq. (13); eq. (6); eq. (8): p^N = R = 1 - sum_{n<N} h^n
-            halt = running & ((cum + h >= thr) | (n >= M))
-            p = tl.where(halt, 1.0 - cum, tl.where(running, h, 0.0))
-            cum = tl.where(running & ~halt, cum + h, cum)
+            p, halt, cum, still = _halting_step(h, cum, running, n, M, thr)            # eqs (6)-(8), (13)
             mean += p[:, None] * s
             N_t = tl.where(halt, n, N_t)
             R_t = tl.where(halt, p, R_t)
@@ -126,7 +157,7 @@ def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
             tl.store(Sn + step[:, None] * H + cols[None, :], s, mask=running[:, None] & col_ok[None, :])
             tl.store(Hn + step, h, mask=running)
             tl.store(Pn + step, p, mask=running)
-            running = running & ~halt
+            running = still
             prev = s
         s_t = mean
         tl.store(S + at[:, None] * H + cols[None, :], mean, mask=tile)
@@ -137,19 +168,18 @@ def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
 
 @jit
 def rnn_ponder_backward(dS, W_s, w_h, N, dponder, Sn, Hn, Pn,
-                        dZn, dZh, dZ,
+                        dZn, dZh,
                         B, T, H, L,
                         BLOCK_B: tl.constexpr, BLOCK_H: tl.constexpr):
     """act_numpy.act.backward_pass's recurrence for member program_id(0), one block of rows.
 
     dS (K, B, T, H) = dL/ds_t through the output (dy W_y^T); dponder (K, B, T) = dL/drho_t.
-    Writes dZn, dZh (every step's dL/dz^n and dL/dz_h^n) and dZ (their sum over n).
+    Writes dZn, dZh: every step's dL/dz^n and dL/dz_h^n.
     """
     dtype = dS.dtype.element_ty
     k, rows, cols, row_ok, col_ok, tile = _block(B, H, BLOCK_B, BLOCK_H)
     # W_s^T, read transposed from W_s: dL/ds^{n-1} = dL/dz^n W_s^T (eq. 3 backwards)
-    W_T = tl.load(W_s + k * H * H + cols[None, :] * H + cols[:, None],
-                  mask=col_ok[:, None] & col_ok[None, :], other=0.0)
+    W_T = _tile(W_s, k, H, H, 0, cols, col_ok, True)
     wh = tl.load(w_h + k * H + cols, mask=col_ok, other=0.0)
 
     ds_next = tl.zeros((BLOCK_B, BLOCK_H), dtype=dtype)      # dL/ds_t arriving from t + 1
@@ -165,7 +195,6 @@ def rnn_ponder_backward(dS, W_s, w_h, N, dponder, Sn, Hn, Pn,
         s_N = tl.load(Sn + last[:, None] * H + cols[None, :], mask=tile, other=0.0)
         dp_N = tl.sum(s_N * ds_mean, axis=1) + dR
         ds_chain = tl.zeros((BLOCK_B, BLOCK_H), dtype=dtype)   # dL/ds^n arriving from step n + 1
-        dz_sum = tl.zeros((BLOCK_B, BLOCK_H), dtype=dtype)
         # from the block's last step down; N(t) <= M <= L bounds it
         n = tl.minimum(tl.max(N_t, axis=0), L)
         while n > 0:
@@ -176,15 +205,13 @@ def rnn_ponder_backward(dS, W_s, w_h, N, dponder, Sn, Hn, Pn,
             h = tl.load(Hn + step, mask=taken, other=0.0)
             p = tl.load(Pn + step, mask=taken, other=0.0)
             dp = tl.sum(s * ds_mean, axis=1)                                  # eq. (17)
-            dzh = tl.where(n < N_t, dp - dp_N, 0.0) * h * (1.0 - h)           # eqs (19), (20), (5)
+            dzh = _halting_gradient(dp, dp_N, h, n, N_t)                      # eqs (19), (20), (5)
             # s^n feeds the mean field (eq. 9), its halting unit (eq. 5) and step n + 1 (eq. 3)
             ds = p[:, None] * ds_mean + dzh[:, None] * wh[None, :] + ds_chain
             dz = ds * (1.0 - s * s)                                           # through tanh
             tl.store(dZn + step[:, None] * H + cols[None, :], dz, mask=tile)
             tl.store(dZh + step, dzh, mask=row_ok)
-            dz_sum += dz
             ds_chain = tl.dot(dz.to(dtype), W_T, input_precision="ieee")
             n -= 1
-        tl.store(dZ + at[:, None] * H + cols[None, :], dz_sum, mask=tile)
         ds_next = ds_chain                     # step 1 read s_{t-1}
         t -= 1

@@ -1,20 +1,24 @@
-"""The Triton kernels of the tanh RNN's ponder loop against the engine and the one-network core.
+"""The Triton kernels of the ponder loop (tanh RNN and LSTM) against the engine and the one-network core.
 
-act_engine.kernel_act runs K stacked networks' ponder loops in act_engine.triton_rnn's kernels:
-the forward until every row has halted or met its member's cap, and the course's hand-derived
-backward step by step. Member by member, y, N, R and every gradient must be those of
+act_engine.kernel_act runs K stacked networks' ponder loops in the kernels of act_engine.triton_rnn
+and act_engine.triton_lstm: the forward until every row has halted or met its member's cap, and
+the course's hand-derived backward step by step. Member by member, y, N, R and every gradient must be those of
 act_engine.numpy_act (the same equations on a leading K axis), of act_numpy.act (one network
 alone) and of autograd through act_engine.torch_act. The members cover every halting case: rows
 halting at step 1, rows stopped by the cap, rows halting in between, members with their own
-epsilon and M, and a fixed-computation member (halting mask 0: h = 0, it runs to its cap).
+epsilon and M, and a fixed-computation member (halting mask 0: h = 0, it runs to its cap). Each
+check runs for both cells.
 
 On a CPU the kernels run under Triton's interpreter (TRITON_INTERPRET=1, set here before triton
 is imported); on a CUDA device they compile. Float64 checks the maths to rounding; float32 is the
 kernels' own precision (tl.dot with input_precision="ieee"). Triton is not in requirements.txt
 (requirements-kernels.txt): without it these tests skip, and CI sets ACT_KERNELS_REQUIRED=1,
-which turns the skip into a failure.
+which turns the skip into a failure. The interpreter is slow (the LSTM's kernels most: four gate
+blocks), so the problems are small, and each kernel run is made once and shared by the tests
+that read it (run_once).
 """
 
+import functools
 import importlib.util
 import os
 
@@ -46,10 +50,10 @@ MEMBERS = [
 ]
 
 
-def stacked_problem(B=5, T=3, D=4, H=6, O=2, members=MEMBERS, dtype=np.float64):
+def stacked_problem(cell="rnn", B=5, T=3, D=4, H=6, O=2, members=MEMBERS, dtype=np.float64):
     """K = len(members) networks' problems (tests/conftest.make_problem) stacked on a leading axis,
     with each member's epsilon, M and halting mask as (K, 1) arrays."""
-    problems = [make_problem("rnn", B=B, T=T, D=D, H=H, O=O, seed=k, halting_bias=bias, dtype=dtype)
+    problems = [make_problem(cell, B=B, T=T, D=D, H=H, O=O, seed=k, halting_bias=bias, dtype=dtype)
                 for k, (bias, *_) in enumerate(members)]
     x = np.stack([p[0] for p in problems])
     P = {name: np.stack([p[1][name] for p in problems]) for name in NAMES}
@@ -63,14 +67,26 @@ def on_device(*arrays):
     return [torch.tensor(a, device=DEVICE) for a in arrays]
 
 
-def kernel_run(x, P, dy, dponder, epsilon, cap, gate, block_rows=16):
+def kernel_run(cell, x, P, dy, dponder, epsilon, cap, gate, block_rows=16):
     """forward_pass and backward_pass of the kernels on NumPy inputs; NumPy results."""
     tx, tdy, tdp, tthr, tcap, tgate = on_device(x, dy, dponder, 1.0 - epsilon, cap, gate)
     tP = {name: torch.tensor(v, device=DEVICE) for name, v in P.items()}
-    y, N, R, cache = kernel_act.forward_pass(tx, tP, tthr, tcap, tgate, block_rows=block_rows)
+    y, N, R, cache = kernel_act.forward_pass(tx, tP, cell, tthr, tcap, tgate, block_rows=block_rows)
     grads = kernel_act.backward_pass(tdy, tdp, cache)
     as_np = lambda t: t.detach().cpu().numpy()     # noqa: E731
     return as_np(y), as_np(N), as_np(R), {name: as_np(g) for name, g in grads.items()}
+
+
+def run_once(cell, B, H, block_rows=16, dtype="float64"):
+    """stacked_problem(cell, B=B, H=H) and the kernels' y, N, R and gradients on it, made once per
+    setting and shared by the tests that read them (which must not write into them)."""
+    return _run_once(cell, B, H, block_rows, dtype)      # one cache key per setting, defaults or not
+
+
+@functools.lru_cache(maxsize=None)
+def _run_once(cell, B, H, block_rows, dtype):
+    problem = stacked_problem(cell, B=B, H=H, dtype=np.dtype(dtype).type)
+    return problem, kernel_run(cell, *problem, block_rows=block_rows)
 
 
 def assert_grads_close(got, want, rtol, atol):
@@ -80,28 +96,29 @@ def assert_grads_close(got, want, rtol, atol):
         np.testing.assert_allclose(got[name], g, rtol=rtol, atol=atol, err_msg=name)
 
 
-# B, H, block_rows: rows and units padded inside one block; two blocks of rows, the second one
-# partly padded; a block of 32 rows and H that fills its tile exactly
-SIZES = [(5, 6, 16), (20, 16, 16), (20, 32, 32)]
+# cell, B, H, block_rows: rows and units padded inside one block; two blocks of rows, the second
+# one partly padded; a block of 32 rows and H that fills its tile exactly. The LSTM (slower under
+# the interpreter): padded rows and units in one block, and in two.
+SIZES = [("rnn", 5, 6, 16), ("rnn", 20, 16, 16), ("rnn", 20, 32, 32), ("lstm", 5, 6, 16), ("lstm", 20, 6, 16)]
+CELLS = ("rnn", "lstm")
 
 
-@pytest.mark.parametrize("B, H, block_rows", SIZES)
-def test_float64_kernels_are_the_engine(B, H, block_rows):
+@pytest.mark.parametrize("cell, B, H, block_rows", SIZES)
+def test_float64_kernels_are_the_engine(cell, B, H, block_rows):
     """In float64 the kernels' y, N, R and gradients are act_engine.numpy_act's, to rounding."""
-    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(B=B, H=H)
-    y, N, R, cache = numpy_act.forward_pass(x, P, "rnn", epsilon, cap, halting=gate)
+    (x, P, dy, dponder, epsilon, cap, gate), (yk, Nk, Rk, gk) = run_once(cell, B, H, block_rows)
+    y, N, R, cache = numpy_act.forward_pass(x, P, cell, epsilon, cap, halting=gate)
     grads = numpy_act.backward_pass(dy, dponder, cache)
-    yk, Nk, Rk, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate, block_rows)
     np.testing.assert_array_equal(Nk, N)
     np.testing.assert_allclose(yk, y, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(Rk, R, rtol=1e-12, atol=1e-13)
     assert_grads_close(gk, grads, rtol=1e-10, atol=1e-12)
 
 
-def test_members_cover_every_halting_case():
+@pytest.mark.parametrize("cell", CELLS)
+def test_members_cover_every_halting_case(cell):
     """The problem's members halt as their names say: in between, at step 1, at the cap, fixed."""
-    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(B=20)
-    _, N, R, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate)
+    (x, P, dy, dponder, epsilon, cap, gate), (_, N, R, gk) = run_once(cell, 20, 6)
     # member 0: rows of one block halt at different steps, some in between, some at the cap
     assert len(np.unique(N[0])) > 2 and ((N[0] > 1) & (N[0] < cap[0, 0])).any()
     assert (N[1] == 1).all()                                           # halting at step 1
@@ -114,17 +131,17 @@ def test_members_cover_every_halting_case():
     assert gk["W_h"][0].any() and gk["W_h"][2].any()
 
 
-def test_each_member_is_its_own_network():
+@pytest.mark.parametrize("cell", CELLS)
+def test_each_member_is_its_own_network(cell):
     """Member k of the kernels is act_numpy.act's one network with that member's epsilon and M
     (fixed_forward for the fixed-computation member), values and gradients, in float64."""
-    x, P, dy, dponder, epsilon, cap, gate = stacked_problem()
-    yk, Nk, Rk, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate)
+    (x, P, dy, dponder, epsilon, cap, gate), (yk, Nk, Rk, gk) = run_once(cell, 5, 6)
     for k in range(len(MEMBERS)):
         params = {name: v[k] for name, v in P.items()}
         if gate[k, 0] == 0.0:
-            y, N, R, cache = fixed_forward(x[k], params, cell="rnn", fixed_ponder=int(cap[k, 0]))
+            y, N, R, cache = fixed_forward(x[k], params, cell=cell, fixed_ponder=int(cap[k, 0]))
         else:
-            y, N, R, cache = act_forward(x[k], params, cell="rnn", epsilon=float(epsilon[k, 0]),
+            y, N, R, cache = act_forward(x[k], params, cell=cell, epsilon=float(epsilon[k, 0]),
                                          max_ponder=int(cap[k, 0]))
         np.testing.assert_array_equal(Nk[k], N)
         np.testing.assert_allclose(yk[k], y, rtol=1e-12, atol=1e-13)
@@ -133,13 +150,13 @@ def test_each_member_is_its_own_network():
                            rtol=1e-10, atol=1e-12)
 
 
-def test_float32_kernels_are_the_float32_engine():
+@pytest.mark.parametrize("cell, B", [("rnn", 20), ("lstm", 5)])
+def test_float32_kernels_are_the_float32_engine(cell, B):
     """In float32, the kernels' own precision, they agree with act_engine.numpy_act in float32: the
     same N everywhere, values and gradients within float32 rounding."""
-    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(B=20, H=16, dtype=np.float32)
-    y, N, R, cache = numpy_act.forward_pass(x, P, "rnn", epsilon, cap, halting=gate)
+    (x, P, dy, dponder, epsilon, cap, gate), (yk, Nk, Rk, gk) = run_once(cell, B, 16, dtype="float32")
+    y, N, R, cache = numpy_act.forward_pass(x, P, cell, epsilon, cap, halting=gate)
     grads = numpy_act.backward_pass(dy, dponder, cache)
-    yk, Nk, Rk, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate)
     assert yk.dtype == np.float32 and gk["W_s"].dtype == np.float32
     np.testing.assert_array_equal(Nk, N)
     np.testing.assert_allclose(yk, y, rtol=1e-5, atol=1e-5)
@@ -147,11 +164,12 @@ def test_float32_kernels_are_the_float32_engine():
     assert_grads_close(gk, grads, rtol=1e-4, atol=1e-4)
 
 
-def test_autograd_through_the_kernels_is_autograd_through_the_engine():
+@pytest.mark.parametrize("cell", CELLS)
+def test_autograd_through_the_kernels_is_autograd_through_the_engine(cell):
     """kernel_act.ponder_until_halted, the population's entry, takes the arguments of
     torch_act.ponder_until_halted and gives the same y, N, R and, by backward(), the gradients
     autograd finds through the engine's PyTorch loop: a check independent of the hand backward."""
-    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(B=5, H=16)
+    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(cell, B=5, H=16)
     column = (len(MEMBERS), 1, 1)
     tx, tdy, tdp = on_device(x, dy, dponder)
     threshold = torch.tensor(1.0 - epsilon, device=DEVICE).view(column)
@@ -161,7 +179,7 @@ def test_autograd_through_the_kernels_is_autograd_through_the_engine():
     for module in (kernel_act, torch_act):
         tP = {name: torch.tensor(v, device=DEVICE, requires_grad=True) for name, v in P.items()}
         xg = tx.clone().requires_grad_()
-        y, N, R = module.ponder_until_halted(xg, tP, "rnn", threshold, tcap, int(cap.max()), halting=tgate)
+        y, N, R = module.ponder_until_halted(xg, tP, cell, threshold, tcap, int(cap.max()), halting=tgate)
         ((y * tdy).sum() + (R * tdp).sum()).backward()     # dL/dy = dy, dL/drho = dL/dR = dponder
         results.append((y, N, R, {"x": xg.grad, **{name: p.grad for name, p in tP.items()}}))
     (yk, Nk, Rk, gk), (ye, Ne, Re, ge) = results
@@ -172,36 +190,41 @@ def test_autograd_through_the_kernels_is_autograd_through_the_engine():
         torch.testing.assert_close(gk[name], ge[name], rtol=1e-10, atol=1e-12, msg=name)
 
 
-def test_cap_of_one_and_a_single_input_step():
+@pytest.mark.parametrize("cell", CELLS)
+def test_cap_of_one_and_a_single_input_step(cell):
     """M = 1 for every member (the paper's no-ACT baseline) and T = 1: one ponder step, p = R = 1."""
     members = [(-1.0, 0.01, 1, 1.0), (2.0, 0.1, 1, 1.0)]
-    x, P, dy, dponder, epsilon, cap, gate = stacked_problem(T=1, members=members)
-    y, N, R, cache = numpy_act.forward_pass(x, P, "rnn", epsilon, cap, halting=gate)
+    problem = stacked_problem(cell, T=1, members=members)
+    x, P, dy, dponder, epsilon, cap, gate = problem
+    y, N, R, cache = numpy_act.forward_pass(x, P, cell, epsilon, cap, halting=gate)
     grads = numpy_act.backward_pass(dy, dponder, cache)
-    yk, Nk, Rk, gk = kernel_run(x, P, dy, dponder, epsilon, cap, gate)
+    yk, Nk, Rk, gk = kernel_run(cell, *problem)
     assert (Nk == 1).all() and (Rk == 1).all()
     np.testing.assert_allclose(yk, y, rtol=1e-12, atol=1e-13)
     assert_grads_close(gk, grads, rtol=1e-10, atol=1e-12)
 
 
 def test_bad_arguments_are_refused_by_name():
-    """A ValueError that names the argument: the LSTM, a record, a block that is no power of two
-    >= 16, a state wider than one tile, integer x, and settings without one value per member."""
+    """A ValueError that names the argument: a cell the course has not, parameters of the other
+    cell, a record, a block that is no power of two >= 16, a state wider than one tile, integer x,
+    and settings without one value per member."""
     x, P, dy, dponder, epsilon, cap, gate = stacked_problem()
     tx, tthr, tcap = on_device(x, 1.0 - epsilon, cap)
     tP = {name: torch.tensor(v, device=DEVICE) for name, v in P.items()}
+    wide = torch.zeros(4, 129, 4 * 129, dtype=tx.dtype, device=DEVICE)
     cases = [
-        (lambda: kernel_act.ponder_until_halted(tx, tP, "lstm", tthr, tcap, 6), "cell"),
+        (lambda: kernel_act.ponder_until_halted(tx, tP, "gru", tthr, tcap, 6), "cell"),
+        (lambda: kernel_act.ponder_until_halted(tx, tP, "lstm", tthr, tcap, 6), "W_s"),   # the RNN's shapes
         (lambda: kernel_act.ponder_until_halted(tx, tP, "rnn", tthr, tcap, 6, record={}), "record"),
-        (lambda: kernel_act.forward_pass(tx, tP, tthr, tcap, block_rows=24), "block_rows"),
-        (lambda: kernel_act.forward_pass(tx, tP, tthr, tcap, block_rows=8), "block_rows"),
-        (lambda: kernel_act.forward_pass(tx.long(), tP, tthr, tcap), "x"),
-        (lambda: kernel_act.forward_pass(tx, tP, tthr[:2], tcap), "threshold"),
-        (lambda: kernel_act.forward_pass(tx, tP, tthr, tcap[:3]), "cap"),
-        (lambda: kernel_act.forward_pass(tx, tP, tthr, tcap, longest=2), "longest"),
-        (lambda: kernel_act.forward_pass(tx, {**tP, "b_h": tP["b_h"][:, 0]}, tthr, tcap), "b_h"),
-        (lambda: kernel_act.forward_pass(tx, {**tP, "W_s": torch.zeros(4, 129, 129, dtype=tx.dtype, device=DEVICE)},
-                                         tthr, tcap), "W_s"),
+        (lambda: kernel_act.forward_pass(tx, tP, "rnn", tthr, tcap, block_rows=24), "block_rows"),
+        (lambda: kernel_act.forward_pass(tx, tP, "rnn", tthr, tcap, block_rows=8), "block_rows"),
+        (lambda: kernel_act.forward_pass(tx.long(), tP, "rnn", tthr, tcap), "x"),
+        (lambda: kernel_act.forward_pass(tx, tP, "rnn", tthr[:2], tcap), "threshold"),
+        (lambda: kernel_act.forward_pass(tx, tP, "rnn", tthr, tcap[:3]), "cap"),
+        (lambda: kernel_act.forward_pass(tx, tP, "rnn", tthr, tcap, longest=2), "longest"),
+        (lambda: kernel_act.forward_pass(tx, {**tP, "b_h": tP["b_h"][:, 0]}, "rnn", tthr, tcap), "b_h"),
+        (lambda: kernel_act.forward_pass(tx, {**tP, "W_s": wide[..., :129]}, "rnn", tthr, tcap), "W_s"),
+        (lambda: kernel_act.forward_pass(tx, {**tP, "W_s": wide}, "lstm", tthr, tcap), "W_s"),
     ]
     for call, name in cases:
         with pytest.raises(ValueError, match=name):
@@ -212,12 +235,16 @@ def test_bad_arguments_are_refused_by_name():
 # The population's option: kernels=True (act_engine.torch_population)
 # ---------------------------------------------------------------------------------------------
 
-def population_configs(device, dtype="float64"):
-    """Four parity members, as tests/test_population.py's: ACT with its own tau, epsilon and lr, a
-    no-ACT baseline (M = 1) and a fixed-computation control (F = 3, halting mask 0)."""
+# the population's tasks, small: parity on the tanh RNN, logic on the LSTM (three vectors)
+POPULATION_TASKS = {"rnn": dict(task="parity", bits=6), "lstm": dict(task="logic", max_vectors=3, max_gates=2)}
+
+
+def population_configs(device, dtype="float64", cell="rnn"):
+    """Four members of the cell's task, as tests/test_population.py's: ACT with its own tau, epsilon
+    and lr, a no-ACT baseline (M = 1) and a fixed-computation control (F = 3, halting mask 0)."""
     from act_experiments import training
     from act_experiments.backends import TorchBackend
-    shared = dict(task="parity", bits=6, hidden=16, batch_size=16, dtype=dtype, device=device, lr=1e-2,
+    shared = dict(**POPULATION_TASKS[cell], hidden=16, batch_size=16, dtype=dtype, device=device, lr=1e-2,
                   out="unused")
     members = [dict(seed=0, tau=1e-3), dict(seed=1, tau=1e-2, epsilon=0.05, lr=3e-3),
                dict(seed=2, no_act=True, lr=1e-3), dict(seed=3, fixed_ponder=3, lr=3e-3)]
@@ -235,13 +262,14 @@ def population_batches(configs, steps):
     return out
 
 
-def test_population_trains_the_same_on_the_kernels():
+@pytest.mark.parametrize("cell", CELLS)
+def test_population_trains_the_same_on_the_kernels(cell):
     """Population.forward with the kernels (eager, autograd through kernel_act) trains every member
     as the population without them, step for step: the same N, losses and parameters. On the CPU
     the option's device check is passed by setting the attribute it guards, so that the dispatch
     itself runs under the interpreter; on a CUDA device the option is used as a caller would."""
     from act_experiments.populations import TorchPopulation
-    configs, steps = population_configs(DEVICE), 4
+    configs, steps = population_configs(DEVICE, cell=cell), 4 if cell == "rnn" else 2
     plain = TorchPopulation(configs, graphed=False)
     if DEVICE == "cuda":
         fused = TorchPopulation(configs, kernels=True)
@@ -263,8 +291,9 @@ def test_population_trains_the_same_on_the_kernels():
 
 
 def test_population_option_is_refused_where_it_cannot_run():
-    """kernels=True is refused by name: with graphed=True, off a CUDA device, for the LSTM, and
-    anything but a bool; kernels=False (the default) leaves the population as it was."""
+    """kernels=True is refused by name: with graphed=True, off a CUDA device, and anything but a
+    bool; on a CUDA device it takes both cells. kernels=False (the default) leaves the population
+    as it was."""
     from act_experiments.populations import TorchPopulation
     configs = population_configs("cpu")
     with pytest.raises(ValueError, match="kernels"):
@@ -275,9 +304,8 @@ def test_population_option_is_refused_where_it_cannot_run():
         with pytest.raises(ValueError, match="CUDA device"):
             TorchPopulation(configs, kernels=True)
     else:
-        lstm = [dict(c, cell="lstm", device="cuda") for c in configs]
-        with pytest.raises(ValueError, match="cell"):
-            TorchPopulation(lstm, kernels=True)
+        for cell in CELLS:
+            assert TorchPopulation(population_configs("cuda", cell=cell), kernels=True).kernels is True
     assert TorchPopulation(configs).kernels is False
 
 
@@ -296,7 +324,7 @@ def test_without_triton_the_engine_imports_and_the_kernels_say_what_to_install()
         "from act_engine import kernel_act\n"
         "assert not kernel_act.available()\n"
         "try:\n"
-        "    kernel_act.forward_pass(torch.zeros(1, 2, 1, 3), {}, 0.99, 3)\n"
+        "    kernel_act.forward_pass(torch.zeros(1, 2, 1, 3), {}, 'rnn', 0.99, 3)\n"
         "except ValueError as e:\n"
         "    print(e)\n"
     )
