@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The fused ponder-loop kernels (act_engine.kernel_act, act_engine.triton_rnn) on an NVIDIA GPU, in
-# one call of under ten minutes, on a machine with a CUDA build of PyTorch and Triton installed
-# (requirements-kernels.txt):
+# The fused ponder-loop kernels (act_engine.kernel_act, act_engine.triton_rnn, act_engine.triton_lstm)
+# on an NVIDIA GPU, in one call of under ten minutes, on a machine with a CUDA build of PyTorch and
+# Triton installed (requirements-kernels.txt):
 #
 #     OUT=runs/gpu_kernels bash scripts/gpu_kernels.sh
 #
 # 1. versions; 2. every kernel compiled for this GPU, without running it, with its registers, spills
 # and shared memory (scripts/kernels_compile.py); 3. the kernel tests on CUDA, compiled kernels
 # against the engine and act_numpy, float64 and float32 (tests/test_kernels.py, skips made
-# failures); 4. bench_population.py at parity's size for K = 16, 64 and 256, the population with
-# CUDA graphs and on the kernels side by side. Each stage has a time limit; everything lands in
-# $OUT: one log per stage and stages.txt (exit status and seconds of each).
+# failures); 4. bench_population.py at parity's size (tanh RNN) for K = 16, 64 and 256 and at
+# logic's (LSTM 128, batch 16) for K = 16 and 64, the population with CUDA graphs and on the
+# kernels side by side. (Addition and sort have 512 units, more than the kernels' 128.) Each stage
+# has a time limit; everything lands in $OUT: one log per stage and stages.txt (exit status and
+# seconds of each).
 set -u
 OUT=${OUT:-runs/gpu_kernels}
 mkdir -p "$OUT"
@@ -30,7 +32,9 @@ cat "$OUT/env.txt"
 
 stage compile 120 $PY scripts/kernels_compile.py
 stage tests 150 $PY -m pytest -q -p no:cacheprovider -rs tests/test_kernels.py
-stage bench 150 $PY benchmarks/bench_population.py --device cuda --kernels --sizes parity --K 16,64 --seconds 1
-stage bench256 150 $PY benchmarks/bench_population.py --device cuda --kernels --sizes parity --K 256 --seconds 1
-tail -n 12 "$OUT"/compile.log "$OUT"/tests.log "$OUT"/bench.log "$OUT"/bench256.log
+stage bench 100 $PY benchmarks/bench_population.py --device cuda --kernels --sizes parity --K 16,64 --seconds 1
+stage bench256 90 $PY benchmarks/bench_population.py --device cuda --kernels --sizes parity --K 256 --seconds 1
+stage bench_logic 100 $PY benchmarks/bench_population.py --device cuda --kernels --sizes logic --K 16,64 --seconds 1
+tail -n 20 "$OUT"/compile.log
+tail -n 12 "$OUT"/tests.log "$OUT"/bench.log "$OUT"/bench256.log "$OUT"/bench_logic.log
 echo "total seconds=$(($(date +%s) - start))" | tee -a "$OUT/stages.txt"

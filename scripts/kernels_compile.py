@@ -1,6 +1,7 @@
-"""Compile every Triton kernel of the ponder loop for a CUDA GPU, without running it, and report
-what each uses: registers, spilled bytes (the stack frame) and shared memory, at each block shape
-act_engine.kernel_act may launch (BLOCK_B 16, BLOCK_H 16 .. 128) in float32.
+"""Compile every Triton kernel of the ponder loop (act_engine.triton_rnn, act_engine.triton_lstm)
+for a CUDA GPU, without running it, and report what each uses: registers, spilled bytes (the stack
+frame) and shared memory, at each block shape act_engine.kernel_act may launch (BLOCK_B 16,
+BLOCK_H 16 .. 128) in float32.
 
     python scripts/kernels_compile.py            # for the GPU present; sm_90 where there is none
 
@@ -18,7 +19,7 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-from act_engine import kernel_act, triton_rnn
+from act_engine import kernel_act, triton_lstm, triton_rnn
 
 INTS = ("B", "T", "H", "L")
 INT_POINTERS = ("cap", "N")
@@ -49,7 +50,9 @@ def main():
         target = GPUTarget("cuda", 90, 32)
     print(f"triton {triton.__version__}, target {target}")
     failed = 0
-    for kernel in (triton_rnn.rnn_ponder_forward, triton_rnn.rnn_ponder_backward):
+    kernels = (triton_rnn.rnn_ponder_forward, triton_rnn.rnn_ponder_backward,
+               triton_lstm.lstm_ponder_forward, triton_lstm.lstm_ponder_backward)
+    for kernel in kernels:
         for block_h in (16, 32, 64, 128):
             consts = {"BLOCK_B": kernel_act.BLOCK_B, "BLOCK_H": block_h}
             try:
