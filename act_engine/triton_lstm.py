@@ -51,6 +51,36 @@ from .triton_rnn import _block, _halting_gradient, _halting_step, _sigmoid, _tan
 
 
 @jit
+def _gate(prev_s, x_j, wf_j, first, W_s, k, H, G, j, cols, col_ok):
+    """Gate block j's z_j (BLOCK_B, BLOCK_H), eq. (3): x_j = x_t W_in + b_s in that block, the flag's
+    delta_{n,1} w_flag, and s^{n-1} times W_s's (H, H) tile of the block (W_s whole, (H, 4H), is
+    more than a block's shared memory: each call reads one tile)."""
+    W_j = _tile(W_s, k, H, G, j, cols, col_ok, False)
+    return x_j + first * wf_j[None, :] + tl.dot(prev_s, W_j, input_precision="ieee")
+
+
+@jit
+def _lstm_backward(ds, dc, c_prev, i, f, o, g, tc):
+    """act_numpy.cells.lstm_backward on a block: ds = dL/ds^n, dc = dL/dc^n from outside s^n,
+    c_prev = c^{n-1}, the gates i, f, o, g and tc = tanh(c^n) of step n. Returns dL/dz^n as its
+    four gate blocks and dL/dc^{n-1}."""
+    dc = dc + ds * o * (1.0 - tc * tc)              # c^n feeds s^n = o tanh(c^n)
+    return (dc * g * i * (1.0 - i), dc * c_prev * f * (1.0 - f), ds * tc * o * (1.0 - o),
+            dc * i * (1.0 - g * g), dc * f)
+
+
+@jit
+def _times_W_s_T(dz_i, dz_f, dz_o, dz_g, W_s, k, H, G, cols, col_ok):
+    """dL/ds^{n-1} = dL/dz^n W_s^T (eq. 3 backwards), (BLOCK_B, BLOCK_H): one gate block's
+    transposed (H, H) tile at a time."""
+    ds = tl.dot(dz_i, _tile(W_s, k, H, G, 0, cols, col_ok, True), input_precision="ieee")
+    ds += tl.dot(dz_f, _tile(W_s, k, H, G, 1, cols, col_ok, True), input_precision="ieee")
+    ds += tl.dot(dz_o, _tile(W_s, k, H, G, 2, cols, col_ok, True), input_precision="ieee")
+    ds += tl.dot(dz_g, _tile(W_s, k, H, G, 3, cols, col_ok, True), input_precision="ieee")
+    return ds
+
+
+@jit
 def lstm_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
                         S, C, N, R, Sn, Cn, An, Hn, Pn,
                         B, T, H, L,
@@ -92,16 +122,11 @@ def lstm_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
         while (n < M) & (tl.max(running.to(tl.int32), axis=0) > 0):
             n += 1
             first = tl.where(n == 1, 1.0, 0.0).to(dtype)     # the flag delta_{n,1}
-            # eq. (3) one gate block at a time: s^{n-1} times W_s's (H, H) tile of that block, the
-            # four tiles read in turn (W_s whole is more than a block's shared memory)
-            i = _sigmoid(x_i + first * wf_i[None, :]
-                         + tl.dot(prev_s, _tile(W_s, k, H, G, 0, cols, col_ok, False), input_precision="ieee"))
-            f = _sigmoid(x_f + first * wf_f[None, :]
-                         + tl.dot(prev_s, _tile(W_s, k, H, G, 1, cols, col_ok, False), input_precision="ieee"))
-            o = _sigmoid(x_o + first * wf_o[None, :]
-                         + tl.dot(prev_s, _tile(W_s, k, H, G, 2, cols, col_ok, False), input_precision="ieee"))
-            g = _tanh(x_g + first * wf_g[None, :]
-                      + tl.dot(prev_s, _tile(W_s, k, H, G, 3, cols, col_ok, False), input_precision="ieee"))
+            # eq. (3) one gate block at a time, then act_numpy.cells.lstm_forward
+            i = _sigmoid(_gate(prev_s, x_i, wf_i, first, W_s, k, H, G, 0, cols, col_ok))
+            f = _sigmoid(_gate(prev_s, x_f, wf_f, first, W_s, k, H, G, 1, cols, col_ok))
+            o = _sigmoid(_gate(prev_s, x_o, wf_o, first, W_s, k, H, G, 2, cols, col_ok))
+            g = _tanh(_gate(prev_s, x_g, wf_g, first, W_s, k, H, G, 3, cols, col_ok))
             c = f * prev_c + i * g
             s = o * _tanh(c)
             h = on * _sigmoid(tl.sum(s * wh[None, :], axis=1) + bh)                    # eq. (5)
@@ -187,26 +212,17 @@ def lstm_ponder_backward(dS, W_s, w_h, N, dponder, C, Sn, Cn, An, Hn, Pn,
             dp = tl.sum(s * ds_mean, axis=1) + tl.sum(c * dc_mean, axis=1)    # eq. (17)
             dzh = _halting_gradient(dp, dp_N, h, n, N_t)                      # eqs (19), (20), (5)
             # s^n feeds the mean field (eq. 9), its halting unit (eq. 5) and step n + 1 (eq. 3);
-            # c^n feeds the mean field, s^n and c^{n+1}: act_numpy.cells.lstm_backward
+            # c^n the mean field, step n + 1 (dc_chain, from c^{n+1} = f c^n + i g) and s^n
             ds = p[:, None] * ds_mean + dzh[:, None] * wh[None, :] + ds_chain
-            tc = _tanh(c)
-            dc = p[:, None] * dc_mean + dc_chain + ds * o * (1.0 - tc * tc)
-            dz_i = dc * g * i * (1.0 - i)
-            dz_f = dc * c_prev * f * (1.0 - f)
-            dz_o = ds * tc * o * (1.0 - o)
-            dz_g = dc * i * (1.0 - g * g)
+            dc = p[:, None] * dc_mean + dc_chain
+            dz_i, dz_f, dz_o, dz_g, dc_chain = _lstm_backward(ds, dc, c_prev, i, f, o, g, _tanh(c))
             dz_at = dZn + step[:, None] * G + cols[None, :]
             tl.store(dz_at, dz_i, mask=tile)
             tl.store(dz_at + H, dz_f, mask=tile)
             tl.store(dz_at + 2 * H, dz_o, mask=tile)
             tl.store(dz_at + 3 * H, dz_g, mask=tile)
             tl.store(dZh + step, dzh, mask=row_ok)
-            # dL/ds^{n-1} = dL/dz^n W_s^T, one gate block's tile at a time (eq. 3 backwards)
-            ds_chain = tl.dot(dz_i.to(dtype), _tile(W_s, k, H, G, 0, cols, col_ok, True), input_precision="ieee")
-            ds_chain += tl.dot(dz_f.to(dtype), _tile(W_s, k, H, G, 1, cols, col_ok, True), input_precision="ieee")
-            ds_chain += tl.dot(dz_o.to(dtype), _tile(W_s, k, H, G, 2, cols, col_ok, True), input_precision="ieee")
-            ds_chain += tl.dot(dz_g.to(dtype), _tile(W_s, k, H, G, 3, cols, col_ok, True), input_precision="ieee")
-            dc_chain = dc * f                                                 # c^n = f c^{n-1} + i g
+            ds_chain = _times_W_s_T(dz_i, dz_f, dz_o, dz_g, W_s, k, H, G, cols, col_ok)
             n -= 1
         ds_next = ds_chain                     # step 1 read s_{t-1} and c_{t-1}
         dc_next = dc_chain
