@@ -51,12 +51,29 @@ from .triton_rnn import _block, _halting_gradient, _halting_step, _sigmoid, _tan
 
 
 @jit
-def _gate(prev_s, x_j, wf_j, first, W_s, k, H, G, j, cols, col_ok):
-    """Gate block j's z_j (BLOCK_B, BLOCK_H), eq. (3): x_j = x_t W_in + b_s in that block, the flag's
-    delta_{n,1} w_flag, and s^{n-1} times W_s's (H, H) tile of the block (W_s whole, (H, 4H), is
-    more than a block's shared memory: each call reads one tile)."""
-    W_j = _tile(W_s, k, H, G, j, cols, col_ok, False)
-    return x_j + first * wf_j[None, :] + tl.dot(prev_s, W_j, input_precision="ieee")
+def _gates(prev_s, x_at, wf_at, first, W_s, k, H, G, cols, col_ok, tile):
+    """The gates i, f, o, g (BLOCK_B, BLOCK_H) of one ponder step, from s^{n-1} (prev_s); x_at, wf_at:
+    the block's gate block 0 in xW and in w_flag. Eq. (3) for gate block j: z_j = x_t W_in + b_s
+    + delta_{n,1} w_flag (in block j) + s^{n-1} times W_s's (H, H) tile of block j; then i, f, o
+    = sigmoid(z_i, z_f, z_o) and g = tanh(z_g), as act_numpy.cells.lstm_forward.
+
+    W_s whole, (H, 4H), is more than a block's shared memory, and unrolled over j the four tiles'
+    loads are issued together and spill (ptxas for sm_90, scripts/kernels_compile.py): the loop over
+    j is a while loop, which the compiler keeps rolled, so that one tile is live at a time."""
+    i = tl.zeros_like(prev_s)
+    f, o, g = i, i, i
+    j = 0
+    while j < 4:
+        z = (tl.load(x_at + j * H, mask=tile, other=0.0)
+             + first * tl.load(wf_at + j * H, mask=col_ok, other=0.0)[None, :]
+             + tl.dot(prev_s, _tile(W_s, k, H, G, j, cols, col_ok, False), input_precision="ieee"))
+        a = tl.where(j == 3, _tanh(z), _sigmoid(z))
+        i = tl.where(j == 0, a, i)
+        f = tl.where(j == 1, a, f)
+        o = tl.where(j == 2, a, o)
+        g = tl.where(j == 3, a, g)
+        j += 1
+    return i, f, o, g
 
 
 @jit
@@ -72,11 +89,13 @@ def _lstm_backward(ds, dc, c_prev, i, f, o, g, tc):
 @jit
 def _times_W_s_T(dz_i, dz_f, dz_o, dz_g, W_s, k, H, G, cols, col_ok):
     """dL/ds^{n-1} = dL/dz^n W_s^T (eq. 3 backwards), (BLOCK_B, BLOCK_H): one gate block's
-    transposed (H, H) tile at a time."""
-    ds = tl.dot(dz_i, _tile(W_s, k, H, G, 0, cols, col_ok, True), input_precision="ieee")
-    ds += tl.dot(dz_f, _tile(W_s, k, H, G, 1, cols, col_ok, True), input_precision="ieee")
-    ds += tl.dot(dz_o, _tile(W_s, k, H, G, 2, cols, col_ok, True), input_precision="ieee")
-    ds += tl.dot(dz_g, _tile(W_s, k, H, G, 3, cols, col_ok, True), input_precision="ieee")
+    transposed (H, H) tile at a time, in a loop kept rolled (see _gates)."""
+    ds = tl.zeros_like(dz_i)
+    j = 0
+    while j < 4:
+        dz = tl.where(j == 0, dz_i, tl.where(j == 1, dz_f, tl.where(j == 2, dz_o, dz_g)))
+        ds += tl.dot(dz, _tile(W_s, k, H, G, j, cols, col_ok, True), input_precision="ieee")
+        j += 1
     return ds
 
 
@@ -89,11 +108,6 @@ def lstm_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
     dtype = xW.dtype.element_ty
     k, rows, cols, row_ok, col_ok, tile = _block(B, H, BLOCK_B, BLOCK_H)
     G = 4 * H
-    # the flag's row of W_x, one slice per gate block; padded units read 0
-    wf_i = tl.load(w_flag + k * G + cols, mask=col_ok, other=0.0)
-    wf_f = tl.load(w_flag + k * G + H + cols, mask=col_ok, other=0.0)
-    wf_o = tl.load(w_flag + k * G + 2 * H + cols, mask=col_ok, other=0.0)
-    wf_g = tl.load(w_flag + k * G + 3 * H + cols, mask=col_ok, other=0.0)
     wh = tl.load(w_h + k * H + cols, mask=col_ok, other=0.0)
     bh = tl.load(b_h + k)
     thr = tl.load(threshold + k)
@@ -105,11 +119,7 @@ def lstm_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
     t = 0
     while t < T:                         # a while, not range(T): see the note in triton_rnn
         at = (k * B + rows) * T + t                           # (k, b, t) in (K, B, T)
-        x_at = xW + at[:, None] * G + cols[None, :]
-        x_i = tl.load(x_at, mask=tile, other=0.0)
-        x_f = tl.load(x_at + H, mask=tile, other=0.0)
-        x_o = tl.load(x_at + 2 * H, mask=tile, other=0.0)
-        x_g = tl.load(x_at + 3 * H, mask=tile, other=0.0)
+        x_at = xW + at[:, None] * G + cols[None, :]            # x_t W_in + b_s, gate block 0
         prev_s, prev_c = s_t, c_t
         mean_s = tl.zeros((BLOCK_B, BLOCK_H), dtype=dtype)    # s_t and c_t, eq. (9)
         mean_c = tl.zeros((BLOCK_B, BLOCK_H), dtype=dtype)
@@ -122,11 +132,8 @@ def lstm_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
         while (n < M) & (tl.max(running.to(tl.int32), axis=0) > 0):
             n += 1
             first = tl.where(n == 1, 1.0, 0.0).to(dtype)     # the flag delta_{n,1}
-            # eq. (3) one gate block at a time, then act_numpy.cells.lstm_forward
-            i = _sigmoid(_gate(prev_s, x_i, wf_i, first, W_s, k, H, G, 0, cols, col_ok))
-            f = _sigmoid(_gate(prev_s, x_f, wf_f, first, W_s, k, H, G, 1, cols, col_ok))
-            o = _sigmoid(_gate(prev_s, x_o, wf_o, first, W_s, k, H, G, 2, cols, col_ok))
-            g = _tanh(_gate(prev_s, x_g, wf_g, first, W_s, k, H, G, 3, cols, col_ok))
+            # eq. (3), one gate block at a time; then act_numpy.cells.lstm_forward
+            i, f, o, g = _gates(prev_s, x_at, w_flag + k * G + cols, first, W_s, k, H, G, cols, col_ok, tile)
             c = f * prev_c + i * g
             s = o * _tanh(c)
             h = on * _sigmoid(tl.sum(s * wh[None, :], axis=1) + bh)                    # eq. (5)
