@@ -9,12 +9,14 @@ The kernels run the recurrence: the ponder steps in the forward, and the course'
 backward (act_numpy.act.backward_pass) step by step. What is no recurrence stays plain torch, one
 batched product each, as act_numpy computes it: x_t W_in + b_s for every t before the loop; after
 it the output y = S W_y + b_y, and the weight gradients, dW = a^T dz over the rows (t, n, b) of
-every ponder step the kernels kept. Everything outside the kernels is the same for both cells. ``ponder_until_halted`` takes the arguments of
-``act_engine.torch_act.ponder_until_halted`` for K members, so a population can call either.
+every ponder step the kernels kept; all of this is the same for both cells. ``ponder_until_halted``
+takes the arguments of ``act_engine.torch_act.ponder_until_halted`` for K members, so a population
+can call either.
 
 Shapes: x (K, B, T, D); P the seven parameters stacked on the member axis (W_s (K, H, G) with
-G = H for the tanh RNN and 4H for the LSTM, W_h (K, H, 1), b_h (K, 1), ...); threshold 1 - eps, cap M and halting (1.0 ACT, 0.0 fixed) one
-value per member, any shape with K elements (the population's (K, 1, 1)). Tensors on a CUDA
+G = H for the tanh RNN and 4H for the LSTM, W_h (K, H, 1), b_h (K, 1), ...); threshold 1 - eps,
+cap M and halting (1.0 ACT, 0.0 fixed) one value per member, any shape with K elements (the
+population's (K, 1, 1)). Tensors on a CUDA
 device compile the kernels; on the CPU they run under Triton's interpreter (TRITON_INTERPRET=1
 before triton is imported), which is how the tests check them.
 """
@@ -129,8 +131,8 @@ def forward_pass(x, P, cell, threshold, cap, halting=None, longest=None, block_r
         kept = {"Sn": torch.zeros(K, T, L, B, H, dtype=dt, device=dev),
                 "Hn": torch.zeros(K, T, L, B, dtype=dt, device=dev),
                 "Pn": torch.zeros(K, T, L, B, dtype=dt, device=dev)}
-        weights = (xW.contiguous(), W_x[:, D].contiguous(), P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(),
-                   P["b_h"][:, 0].contiguous(), threshold, cap, gate)
+        weights = (xW.contiguous(), W_x[:, D].contiguous(), P["W_s"].contiguous(),
+                   P["W_h"][..., 0].contiguous(), P["b_h"][:, 0].contiguous(), threshold, cap, gate)
         sizes = dict(B=B, T=T, H=H, L=L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
         if cell == "rnn":
             rnn_ponder_forward[_grid(K, B, block_rows)](*weights, S, N, R, kept["Sn"], kept["Hn"], kept["Pn"],
@@ -179,7 +181,8 @@ def backward_pass(dy, dponder, cache):
                   dponder.contiguous())
         sizes = dict(B=B, T=T, H=H, L=L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
         if cell == "rnn":
-            rnn_ponder_backward[_grid(K, B, block_rows)](*inputs, Sn, cache["Hn"], cache["Pn"], dZn, dZh, **sizes)
+            rnn_ponder_backward[_grid(K, B, block_rows)](*inputs, Sn, cache["Hn"], cache["Pn"], dZn, dZh,
+                                                         **sizes)
         else:
             lstm_ponder_backward[_grid(K, B, block_rows)](*inputs, cache["C"], Sn, cache["Cn"], cache["An"],
                                                           cache["Hn"], cache["Pn"], dZn, dZh, **sizes)

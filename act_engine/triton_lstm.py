@@ -39,9 +39,11 @@ triton_rnn, BLOCK_B and BLOCK_H are powers of two >= 16 (tl.dot's smallest tile)
 beyond B and H are masked (padded rows count as halted from the start; padded units have z = 0, so
 c = 0 and s = 0 there), every loop is bounded by the cap, and offsets are int64. W_s is (H, 4H):
 256 KB in float32 at H = 128, more than a block's shared memory (227 KB on an H100), so it is never
-held whole: each product reads it as four (BLOCK_H, BLOCK_H) tiles, one per gate block, loaded in
-turn at every ponder step, none over 64 KB at H <= 128 (act_engine.kernel_act checks H). The
-loops over t are while loops (see triton_rnn), and products use tl.dot(..., input_precision="ieee").
+held whole: each product reads it as four (BLOCK_H, BLOCK_H) tiles, one per gate block, none over
+64 KB at H <= 128 (act_engine.kernel_act checks H), in a loop that keeps one tile live at a time
+(_gates, _times_W_s_T); scripts/kernels_compile.py reports the registers and spills that remain.
+The loops over t are while loops (see triton_rnn), and products use
+tl.dot(..., input_precision="ieee").
 """
 
 from __future__ import annotations     # tl.constexpr stays a string (Triton reads it so): see triton_rnn
@@ -52,10 +54,10 @@ from .triton_rnn import _block, _halting_gradient, _halting_step, _sigmoid, _tan
 
 @jit
 def _gates(prev_s, x_at, wf_at, first, W_s, k, H, G, cols, col_ok, tile):
-    """The gates i, f, o, g (BLOCK_B, BLOCK_H) of one ponder step, from s^{n-1} (prev_s); x_at, wf_at:
-    the block's gate block 0 in xW and in w_flag. Eq. (3) for gate block j: z_j = x_t W_in + b_s
-    + delta_{n,1} w_flag (in block j) + s^{n-1} times W_s's (H, H) tile of block j; then i, f, o
-    = sigmoid(z_i, z_f, z_o) and g = tanh(z_g), as act_numpy.cells.lstm_forward.
+    """The gates i, f, o, g (BLOCK_B, BLOCK_H) of one ponder step, from s^{n-1} (prev_s); x_at and
+    wf_at point at gate block 0 of the rows' x_t W_in + b_s and of w_flag. Eq. (3) for gate block
+    j: z_j = x_t W_in + b_s + delta_{n,1} w_flag (in block j) + s^{n-1} times W_s's (H, H) tile of
+    block j; then i, f, o = sigmoid(z_i, z_f, z_o) and g = tanh(z_g), as act_numpy.cells.lstm_forward.
 
     W_s whole, (H, 4H), is more than a block's shared memory, and unrolled over j the four tiles'
     loads are issued together and spill (ptxas for sm_90, scripts/kernels_compile.py): the loop over
