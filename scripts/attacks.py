@@ -182,15 +182,12 @@ nb = json.loads(lines.n)""" + RUN_SOLUTION}, "none"),
     Submission("queries the course's gradebook.db with sqlite3", NB_01, {"ex1-solution": "import os, sqlite3\n" + COURSE + """
 db = sqlite3.connect(os.path.join(course, "gradebook.db"))
 exec(db.execute("select source from source_cell where name = 'ex1-solution'").fetchone()[0])"""}, "none"),
-    Submission("reads gradebook.db's bytes with open()", NB_01, {"ex1-solution": "import os\n" + COURSE + """
+    Submission("rebinds os.path.realpath, then reads gradebook.db", NB_01, {"ex1-solution": """
+import os, posixpath
+""" + COURSE + """os.path.realpath = posixpath.realpath = lambda path, **kwargs: os.getcwd()
 data = open(os.path.join(course, "gradebook.db"), "rb").read()
 start = data.index(b"N_pred, p_pred = None")
 exec(data[start:data.index(b"### END SOLUTION", start)].decode())"""}, "none"),
-    Submission("rebinds os.path.realpath and builtins, then reads the source notebook", NB_01, {"ex1-solution": """
-import builtins, json, os, posixpath
-""" + COURSE + """os.path.realpath = posixpath.realpath = lambda path, **kwargs: os.getcwd()
-builtins.isinstance = lambda *args: False
-nb = json.load(open(os.path.join(course, "source", "act", "01_forward_pass.ipynb")))""" + RUN_SOLUTION}, "none"),
 ]
 
 

@@ -177,7 +177,7 @@ def _hook(resolve, bound):
              seal_file=bound["seal_file"], guarded=bound["guarded"]):
         if event.startswith(refused):
             raise refusal(f"{event} is refused while a submission is graded")
-        if event == "object.__setattr__":
+        if event == "object.__setattr__" or event == "object.__delattr__":     # deleting __defaults__ is setting None
             target = args[0]
             if type_(target) is function_type and args[1] in guarded and target.__code__.co_filename == seal_file:
                 raise refusal("the grading seal's functions cannot be changed")
