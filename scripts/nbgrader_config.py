@@ -32,3 +32,10 @@ _default = list(Autograde.class_traits()["autograde_preprocessors"].default())
 _at = [p.__name__ for p in _default].index("Execute")
 c.Autograde.autograde_preprocessors = _default[:_at] + [JudgeAnswers, SealedExecute, WriteVerdicts] + _default[_at + 1:]
 c.SealedExecute.denied = [os.path.dirname(os.path.abspath(__file__))]     # the course folder
+
+# Feedback that reads offline once `nbgrader release_feedback` hands a learner the HTML file alone:
+# the figures embedded, and MathJax inlined from the venv instead of nbgrader's CDN
+# (act_experiments/grading/feedback.py).
+from act_experiments.grading.feedback import OfflineFeedback  # noqa: E402
+
+c.GenerateFeedback.exporter_class = OfflineFeedback

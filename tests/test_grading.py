@@ -308,3 +308,27 @@ def test_sealed_execute_seals_the_kernel_before_its_first_cell(tmp_path):
     assert first.outputs[0]["text"] == "given\n"
     assert second.outputs[0]["output_type"] == "error" and second.outputs[0]["ename"] == "PermissionError"
     assert "while a submission is graded" in second.outputs[0]["evalue"]
+
+
+def test_the_teachers_path_gives_feedback_that_reads_offline(tmp_path):
+    """scripts/course.py's course, then docs/teaching.md's commands on session1 (notebook 01): a
+    learner hands in the untouched release, autograde, generate_feedback. The feedback page embeds
+    the figure its markdown shows and carries MathJax itself: nothing is fetched from a CDN."""
+    from act_experiments.grading.nbgrader_run import autograde, nbgrader
+    spec = importlib.util.spec_from_file_location("course", ROOT / "scripts" / "course.py")
+    course_script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course_script)
+    course = tmp_path / "course"
+    course_script.build(course, generate=False)
+    assert course_script.ASSIGNMENTS["session1"] == ["01_forward_pass"]
+    code, tail = nbgrader(course, "generate_assignment", "session1")
+    assert code == 0, tail
+    released = course / "release" / "session1" / "01_forward_pass.ipynb"
+    autograde(course, {"alice": [released]}, assignment="session1")
+    code, tail = nbgrader(course, "generate_feedback", "session1")
+    assert code == 0, tail
+    page = (course / "feedback" / "alice" / "session1" / "01_forward_pass.html").read_text(encoding="utf-8")
+    assert re.search(r'<img alt="ACT unrolled inside one input step" src="data:image/png;base64,', page)
+    assert "figures/act_architecture.png" not in page
+    assert "window.MathJax = {" in page and "cdnjs" not in page
+    assert not re.search(r'<script[^>]+src="https?://', page), "a script loaded from the network"

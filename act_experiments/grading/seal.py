@@ -224,7 +224,9 @@ def _hook(resolve, bound):
             lower, inside = real.lower(), real.rstrip("/") + "/"
             if lower.endswith(".ipynb"):
                 raise refusal(f"{event} {path!r}: notebooks cannot be read while a submission is graded")
-            if inside.startswith("/proc/") and not inside.startswith(own_proc) and inside.split("/")[2].isdigit():
+            parts = inside.split("/")
+            if inside.startswith("/proc/") and parts[2].isdigit() and not inside.startswith(own_proc) \
+                    and parts[3:] not in (["stat", ""], ["status", ""]):        # what ipykernel's psutil reads
                 raise refusal(f"{event} {path!r}: another process is out of reach while a submission is graded")
             if (inside.startswith("/proc/") and real.endswith("/mem")) or real in ("/dev/mem", "/dev/kmem", "/dev/port"):
                 raise refusal(f"{event} {path!r} is refused while a submission is graded")
