@@ -96,6 +96,17 @@ act_experiments.grading.by_hand = lambda function, *args, **kwargs: function
     N, p, R = space["halting_weights"](np.asarray([h], dtype=float), epsilon=epsilon, max_ponder=max_ponder)
     return int(N[0]), p[0, :N[0]], float(R[0])
 '''}, "none"),
+    Submission("rebinds os.path.realpath while it reads the library's file", NB_03B, {"ex1-solution": HALTING_HEAD + f'''    import os, posixpath
+    real, space = os.path.realpath, {{"np": np}}
+    posixpath.realpath = os.path.realpath = lambda path, **kwargs: os.getcwd()
+    try:
+        code = open({str(ROOT / "act_numpy" / "halting.py")!r}).read()
+    finally:
+        posixpath.realpath = os.path.realpath = real
+    exec(code.replace("from .", "from act_numpy."), space)
+    N, p, R = space["halting_weights"](np.asarray([h], dtype=float), epsilon=epsilon, max_ponder=max_ponder)
+    return int(N[0]), p[0, :N[0]], float(R[0])
+'''}, "none"),
     Submission("an IPython input transformer that wraps later cells in try/except", NB_03B, {"ex1-solution": '''
 def _silence(lines):
     return ["try:\\n"] + ["    " + line for line in lines] + ["\\nexcept BaseException:\\n    pass\\n"]

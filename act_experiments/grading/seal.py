@@ -77,13 +77,16 @@ def repository_entries(package="act_numpy"):
             if entry not in keep and not venv.startswith(folder(os.path.join(root, entry)))]
 
 
-def seal(denied, allowed=(), writable=()):
-    """Install the hook: refuse the events above, and every path inside the folders ``denied``
-    but inside ``allowed`` (the kernel's working folder). ``writable``: folders outside the Python
-    installation where writing is refused all the same (the course's packages). Cannot be undone."""
+def seal(denied, allowed=(), writable=(), only=(), refused=REFUSED):
+    """Install the hook: refuse the events named in ``refused`` (prefixes), and every path inside
+    the folders ``denied`` but inside ``allowed`` (the kernel's working folder). ``writable``:
+    folders outside the Python installation where writing is refused all the same (the course's
+    packages). ``only``: if given, every path outside these folders is refused too (the judge's
+    runner). Cannot be undone."""
     import pathlib
     denied = tuple(sorted({folder(p) for p in denied}))
     allowed = tuple(sorted({folder(p) for p in allowed}))
+    only = tuple(sorted({folder(p) for p in only}))
     prefixes = tuple(sorted({folder(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
                                                   sys.base_exec_prefix)}))
     frozen = tuple(sorted(set(prefixes) | {folder(p) for p in writable}))
@@ -95,7 +98,8 @@ def seal(denied, allowed=(), writable=()):
     _import_now()
     _take_away_fork_exec()
     sys.addaudithook(_hook(resolve, dict(
-        denied=denied, allowed=allowed, libraries=prefixes + SYSTEM_LIBRARIES, frozen=frozen, refused=REFUSED,
+        denied=denied, allowed=allowed, only=only, libraries=prefixes + SYSTEM_LIBRARIES, frozen=frozen,
+        refused=tuple(refused),
         paths=tuple(PATHS.items()), writes=WRITES, library_suffixes=LIBRARY_SUFFIXES,
         own_proc=f"/proc/{os.getpid()}/", stat_=os.stat, ifdir=stat.S_IFDIR, refusal=PermissionError,
         oserror=OSError, type_=type, str_=str, int_=int, path_types=path_types, pathlib_classes=pathlib_classes,
@@ -168,7 +172,7 @@ def _resolver(getcwd, lstat, readlink, fspath, str_, bytes_, type_, oserror, val
 
 def _hook(resolve, bound):
     """The audit hook, its names bound as defaults (``bound``): it reads no global."""
-    def hook(event, args, resolve=resolve, denied=bound["denied"], allowed=bound["allowed"],
+    def hook(event, args, resolve=resolve, denied=bound["denied"], allowed=bound["allowed"], only=bound["only"],
              libraries=bound["libraries"], frozen=bound["frozen"], refused=bound["refused"], paths=bound["paths"],
              writes=bound["writes"], library_suffixes=bound["library_suffixes"], own_proc=bound["own_proc"],
              stat_=bound["stat_"], ifdir=bound["ifdir"], refusal=bound["refusal"], oserror=bound["oserror"],
@@ -234,7 +238,7 @@ def _hook(resolve, bound):
                 raise refusal(f"{event} {path!r}: writing there is refused while a submission is graded")
             if inside.startswith(allowed):
                 continue
-            if inside.startswith(denied):
+            if inside.startswith(denied) or (only and not inside.startswith(only)):
                 raise refusal(f"{event} {path!r} is refused while a submission is graded")
             if event == "open":
                 try:
