@@ -9,8 +9,13 @@ the ones issue 30 reports: rebinding the names the checks read, replacing the gu
 identity, the library called from a thread or after ``sys.setprofile(None)``, its source run
 under another name, an IPython input transformer that silences later cells, the source
 notebook's solutions read at grading time, lookup tables of outputs on the notebook's fixed
-inputs, and autograd captured in a default argument. The honest ones: a cumsum-based halting,
-``sigmoid`` used where the task allows it, code that raises a warning.
+inputs, autograd captured in a default argument, and ``os.path.realpath`` rebound while the
+library's file is read. ``IN_KERNEL``: answers to 01's exercise 1, which is checked in the
+learner's kernel, that run the source's solution found at grading time (the source notebook in
+the course folder, the repository's through ``act_numpy.__file__``, ``!cat``, ``gradebook.db``
+through sqlite3); each must fail on the grading seal (act_experiments/grading/seal.py), while
+01's own solution keeps its points in the sealed kernel. The honest ones: a cumsum-based
+halting, ``sigmoid`` used where the task allows it, code that raises a warning.
 
 ``cut_down`` keeps of a notebook only the setup cell and the attacked exercises' cells, so that
 nbgrader's autograde runs in seconds; ``make exercises`` runs this after scripts/student.py --check,
@@ -193,12 +198,6 @@ nb = json.loads(lines.n)""" + RUN_SOLUTION}, "none"),
     Submission("queries the course's gradebook.db with sqlite3", NB_01, {"ex1-solution": "import os, sqlite3\n" + COURSE + """
 db = sqlite3.connect(os.path.join(course, "gradebook.db"))
 exec(db.execute("select source from source_cell where name = 'ex1-solution'").fetchone()[0])"""}, "none"),
-    Submission("rebinds os.path.realpath, then reads gradebook.db", NB_01, {"ex1-solution": """
-import os, posixpath
-""" + COURSE + """os.path.realpath = posixpath.realpath = lambda path, **kwargs: os.getcwd()
-data = open(os.path.join(course, "gradebook.db"), "rb").read()
-start = data.index(b"N_pred, p_pred = None")
-exec(data[start:data.index(b"### END SOLUTION", start)].decode())"""}, "none"),
 ]
 
 
