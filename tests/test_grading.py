@@ -272,9 +272,9 @@ def test_the_seals_hook_reads_no_global_name():
         def __missing__(self, key):
             return None
 
-    resolve = seal._resolver(*[None] * 10)
-    hook = seal._hook(resolve, Anything())
-    assert names(hook.__code__) == set() and names(resolve.__code__) == set()
+    resolve, check = seal._resolver(*[None] * 10), seal._checker(Anything())
+    hook = seal._hook(check, Anything())
+    assert names(hook.__code__) == names(check.__code__) == names(resolve.__code__) == set()
 
 
 def test_a_kernel_whose_seal_fails_stops_instead_of_grading_unsealed():

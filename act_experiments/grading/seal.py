@@ -97,14 +97,14 @@ def seal(denied, allowed=(), writable=(), only=(), refused=REFUSED):
     resolve = _resolver(os.getcwd, os.lstat, os.readlink, os.fspath, str, bytes, type, OSError, ValueError, TypeError)
     _import_now()
     _take_away_fork_exec()
-    sys.addaudithook(_hook(resolve, dict(
-        denied=denied, allowed=allowed, only=only, libraries=prefixes + SYSTEM_LIBRARIES, frozen=frozen,
-        refused=tuple(refused),
-        paths=tuple(PATHS.items()), writes=WRITES, library_suffixes=LIBRARY_SUFFIXES,
-        own_proc=f"/proc/{os.getpid()}/", stat_=os.stat, ifdir=stat.S_IFDIR, refusal=PermissionError,
-        oserror=OSError, type_=type, str_=str, int_=int, path_types=path_types, pathlib_classes=pathlib_classes,
-        function_type=types.FunctionType, seal_file=__file__,
-        guarded=("__code__", "__defaults__", "__kwdefaults__"))))
+    bound = dict(
+        resolve=resolve, denied=denied, allowed=allowed, only=only, libraries=prefixes + SYSTEM_LIBRARIES,
+        frozen=frozen, refused=tuple(refused), paths=tuple(PATHS.items()), writes=WRITES,
+        library_suffixes=LIBRARY_SUFFIXES, own_proc=f"/proc/{os.getpid()}/", stat_=os.stat, ifdir=stat.S_IFDIR,
+        refusal=PermissionError, oserror=OSError, type_=type, str_=str, int_=int, path_types=path_types,
+        pathlib_classes=pathlib_classes, function_type=types.FunctionType, seal_file=__file__,
+        guarded=("__code__", "__defaults__", "__kwdefaults__"))
+    sys.addaudithook(_hook(_checker(bound), bound))
 
 
 def _import_now():
@@ -170,12 +170,11 @@ def _resolver(getcwd, lstat, readlink, fspath, str_, bytes_, type_, oserror, val
     return resolve
 
 
-def _hook(resolve, bound):
-    """The audit hook, its names bound as defaults (``bound``): it reads no global."""
-    def hook(event, args, resolve=resolve, denied=bound["denied"], allowed=bound["allowed"], only=bound["only"],
-             libraries=bound["libraries"], frozen=bound["frozen"], refused=bound["refused"], paths=bound["paths"],
-             writes=bound["writes"], library_suffixes=bound["library_suffixes"], own_proc=bound["own_proc"],
-             stat_=bound["stat_"], ifdir=bound["ifdir"], refusal=bound["refusal"], oserror=bound["oserror"],
+def _hook(check, bound):
+    """The audit hook, its names bound as defaults (``bound``): it reads no global. ``check``
+    (``_checker``) judges each path an event names."""
+    def hook(event, args, check=check, resolve=bound["resolve"], libraries=bound["libraries"],
+             refused=bound["refused"], paths=bound["paths"], writes=bound["writes"], refusal=bound["refusal"],
              type_=bound["type_"], str_=bound["str_"], int_=bound["int_"], path_types=bound["path_types"],
              pathlib_classes=bound["pathlib_classes"], function_type=bound["function_type"],
              seal_file=bound["seal_file"], guarded=bound["guarded"]):
@@ -212,46 +211,54 @@ def _hook(resolve, bound):
             writing = (type_(mode) is str_ and ("w" in mode or "a" in mode or "x" in mode or "+" in mode)) \
                 or (type_(flags) is int_ and flags & 0o3103 != 0)     # O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND
         for path in args[:count]:
-            if path is None:
-                path = "."
-            if type_(path) is int_:
-                continue                # an open descriptor: what it names was checked when it was opened
-            if type_(path) not in path_types:
-                raise refusal(f"{event}: a path of type {type_(path).__name__} is refused while a submission "
-                              "is graded (a str, bytes or pathlib path is not)")
-            real = resolve(path)
-            if real is None:
-                raise refusal(f"{event}: a path the grading seal cannot read")
-            if event == "open" and type_(path) is str_ and not path.startswith("/") and ".." in path.split("/"):
-                # with dir_fd, a relative path is read from a folder the hook does not see
-                raise refusal(f"open {path!r}: a relative path that climbs up is refused while a submission is graded")
-            lower, inside = real.lower(), real.rstrip("/") + "/"
-            if lower.endswith(".ipynb"):
-                raise refusal(f"{event} {path!r}: notebooks cannot be read while a submission is graded")
-            parts = inside.split("/")
-            if inside.startswith("/proc/") and parts[2].isdigit() and not inside.startswith(own_proc) \
-                    and parts[3:] not in (["stat", ""], ["status", ""]):        # what ipykernel's psutil reads
-                raise refusal(f"{event} {path!r}: another process is out of reach while a submission is graded")
-            if (inside.startswith("/proc/") and real.endswith("/mem")) or real in ("/dev/mem", "/dev/kmem", "/dev/port"):
-                raise refusal(f"{event} {path!r} is refused while a submission is graded")
-            if writing and (inside.startswith(frozen) or lower.endswith(library_suffixes) or ".so." in lower):
-                raise refusal(f"{event} {path!r}: writing there is refused while a submission is graded")
-            if inside.startswith(allowed):
-                continue
-            if inside.startswith(denied) or (only and not inside.startswith(only)):
-                raise refusal(f"{event} {path!r} is refused while a submission is graded")
-            if event == "open":
-                try:
-                    is_folder = stat_(real).st_mode & 0o170000 == ifdir
-                except oserror:
-                    is_folder = False
-                if is_folder and inside.startswith("/proc/"):
-                    raise refusal(f"open {path!r}: a folder of /proc is refused while a submission is graded")
-                for name in denied if is_folder else ():
-                    if name.startswith(inside):
-                        raise refusal(f"open {path!r}: a folder that holds a denied one is refused while a "
-                                      "submission is graded")
+            if type_(path) is not int_:         # an open descriptor: what it names was checked when opened
+                check(event, "." if path is None else path, writing)
     return hook
+
+
+def _checker(bound):
+    """``check(event, path, writing)``: raise PermissionError if the seal refuses ``path``; every
+    name it uses is bound as a default (``bound``)."""
+    def check(event, path, writing, resolve=bound["resolve"], denied=bound["denied"], allowed=bound["allowed"],
+              only=bound["only"], frozen=bound["frozen"], library_suffixes=bound["library_suffixes"],
+              own_proc=bound["own_proc"], stat_=bound["stat_"], ifdir=bound["ifdir"], refusal=bound["refusal"],
+              oserror=bound["oserror"], type_=bound["type_"], str_=bound["str_"], path_types=bound["path_types"]):
+        if type_(path) not in path_types:
+            raise refusal(f"{event}: a path of type {type_(path).__name__} is refused while a submission "
+                          "is graded (a str, bytes or pathlib path is not)")
+        real = resolve(path)
+        if real is None:
+            raise refusal(f"{event}: a path the grading seal cannot read")
+        if event == "open" and type_(path) is str_ and not path.startswith("/") and ".." in path.split("/"):
+            # with dir_fd, a relative path is read from a folder the hook does not see
+            raise refusal(f"open {path!r}: a relative path that climbs up is refused while a submission is graded")
+        lower, inside = real.lower(), real.rstrip("/") + "/"
+        if lower.endswith(".ipynb"):
+            raise refusal(f"{event} {path!r}: notebooks cannot be read while a submission is graded")
+        parts = inside.split("/")
+        if inside.startswith("/proc/") and parts[2].isdigit() and not inside.startswith(own_proc) \
+                and parts[3:] not in (["stat", ""], ["status", ""]):        # what ipykernel's psutil reads
+            raise refusal(f"{event} {path!r}: another process is out of reach while a submission is graded")
+        if (inside.startswith("/proc/") and real.endswith("/mem")) or real in ("/dev/mem", "/dev/kmem", "/dev/port"):
+            raise refusal(f"{event} {path!r} is refused while a submission is graded")
+        if writing and (inside.startswith(frozen) or lower.endswith(library_suffixes) or ".so." in lower):
+            raise refusal(f"{event} {path!r}: writing there is refused while a submission is graded")
+        if inside.startswith(allowed):
+            return
+        if inside.startswith(denied) or (only and not inside.startswith(only)):
+            raise refusal(f"{event} {path!r} is refused while a submission is graded")
+        if event == "open":
+            try:
+                is_folder = stat_(real).st_mode & 0o170000 == ifdir
+            except oserror:
+                is_folder = False
+            if is_folder and inside.startswith("/proc/"):
+                raise refusal(f"open {path!r}: a folder of /proc is refused while a submission is graded")
+            for name in denied if is_folder else ():
+                if name.startswith(inside):
+                    raise refusal(f"open {path!r}: a folder that holds a denied one is refused while a "
+                                  "submission is graded")
+    return check
 
 
 def seal_kernel(spec):
