@@ -74,6 +74,9 @@ class SealedExecute(Execute):
     denied = List(Unicode(), help="folders a grading kernel may not read (the course folder)").tag(config=True)
 
     def preprocess(self, nb, resources, km=None):
+        if os.name != "posix":          # the seal reads POSIX paths; docs/teaching.md says so
+            self.log.warning("the grading kernel is not sealed: the seal needs a POSIX system")
+            return super().preprocess(nb, resources, km=km)
         here = resources.get("metadata", {}).get("path") or os.getcwd()
         denied = list(self.denied) + [self.config.CourseDirectory.get("root", ""),
                                       self.config.Exchange.get("root", Exchange.class_traits()["root"].default())]
