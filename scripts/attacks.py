@@ -9,8 +9,13 @@ the ones issue 30 reports: rebinding the names the checks read, replacing the gu
 identity, the library called from a thread or after ``sys.setprofile(None)``, its source run
 under another name, an IPython input transformer that silences later cells, the source
 notebook's solutions read at grading time, lookup tables of outputs on the notebook's fixed
-inputs, and autograd captured in a default argument. The honest ones: a cumsum-based halting,
-``sigmoid`` used where the task allows it, code that raises a warning.
+inputs, autograd captured in a default argument, and ``os.path.realpath`` rebound while the
+library's file is read. ``IN_KERNEL``: answers to 01's exercise 1, which is checked in the
+learner's kernel, that run the source's solution found at grading time (the source notebook in
+the course folder, the repository's through ``act_numpy.__file__``, ``!cat``, ``gradebook.db``
+through sqlite3); each must fail on the grading seal (act_experiments/grading/seal.py), while
+01's own solution keeps its points in the sealed kernel. The honest ones: a cumsum-based
+halting, ``sigmoid`` used where the task allows it, code that raises a warning.
 
 ``cut_down`` keeps of a notebook only the setup cell and the attacked exercises' cells, so that
 nbgrader's autograde runs in seconds; ``make exercises`` runs this after scripts/student.py --check,
@@ -24,9 +29,16 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from act_experiments.grading.nbgrader_run import ASSIGNMENT, autograde, cell_error, nbgrader, setup_course
+
 ROOT = Path(__file__).resolve().parent.parent
 NB_03B = "03b_write_your_own_act"
 NB_12 = "12_attention_pondernet"
+NB_01 = "01_forward_pass"
+
+def notebook_path(stem):
+    return ROOT / "notebooks" / f"{stem}.ipynb"
+
 
 WRONG_HALTING = '''
 def my_halting(h, epsilon=0.01, max_ponder=100):
@@ -86,6 +98,17 @@ act_experiments.grading.by_hand = lambda function, *args, **kwargs: function
     Submission("reads the library's file by path", NB_03B, {"ex1-solution": HALTING_HEAD + f'''    space = {{"np": np}}
     path = {str(ROOT / "act_numpy" / "halting.py")!r}
     exec(open(path).read().replace("from .", "from act_numpy."), space)
+    N, p, R = space["halting_weights"](np.asarray([h], dtype=float), epsilon=epsilon, max_ponder=max_ponder)
+    return int(N[0]), p[0, :N[0]], float(R[0])
+'''}, "none"),
+    Submission("rebinds os.path.realpath while it reads the library's file", NB_03B, {"ex1-solution": HALTING_HEAD + f'''    import os, posixpath
+    real, space = os.path.realpath, {{"np": np}}
+    posixpath.realpath = os.path.realpath = lambda path, **kwargs: os.getcwd()
+    try:
+        code = open({str(ROOT / "act_numpy" / "halting.py")!r}).read()
+    finally:
+        posixpath.realpath = os.path.realpath = real
+    exec(code.replace("from .", "from act_numpy."), space)
     N, p, R = space["halting_weights"](np.asarray([h], dtype=float), epsilon=epsilon, max_ponder=max_ponder)
     return int(N[0]), p[0, :N[0]], float(R[0])
 '''}, "none"),
@@ -152,6 +175,41 @@ sys.setprofile(None)
 '''}, "none"),
 ]
 
+# 01's exercise 1 is checked in the learner's kernel: these answers run the source's solution,
+# found where the grading kernel could reach it but for the seal (act_experiments/grading/seal.py)
+RUN_SOLUTION = """
+code = [c["source"] for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "ex1-solution"]
+exec("".join(code[0]))
+"""
+COURSE = 'course = os.path.abspath(os.path.join(os.getcwd(), os.pardir, os.pardir, os.pardir))\n'
+IN_KERNEL = [
+    Submission("reads the source notebook from the course folder", NB_01, {"ex1-solution": "import json, os\n" + COURSE
+               + 'nb = json.load(open(os.path.join(course, "source", "act", "01_forward_pass.ipynb")))' + RUN_SOLUTION},
+               "none"),
+    Submission("finds the repository's notebook through act_numpy.__file__", NB_01, {"ex1-solution": """
+import json, os, act_numpy
+root = os.path.dirname(os.path.dirname(act_numpy.__file__))
+nb = json.load(open(os.path.join(root, "notebooks", "01_forward_pass.ipynb")))""" + RUN_SOLUTION}, "none"),
+    Submission("reads the repository's notebook with !cat", NB_01, {"ex1-solution": """
+import json, os, act_numpy
+path = os.path.join(os.path.dirname(os.path.dirname(act_numpy.__file__)), "notebooks", "01_forward_pass.ipynb")
+lines = !cat {path}
+nb = json.loads(lines.n)""" + RUN_SOLUTION}, "none"),
+    Submission("queries the course's gradebook.db with sqlite3", NB_01, {"ex1-solution": "import os, sqlite3\n" + COURSE + """
+db = sqlite3.connect(os.path.join(course, "gradebook.db"))
+exec(db.execute("select source from source_cell where name = 'ex1-solution'").fetchone()[0])"""}, "none"),
+]
+
+
+def source_answer(stem, grade_id):
+    """The source's own code of cell ``grade_id`` of notebook ``stem``."""
+    nb = json.loads(notebook_path(stem).read_text(encoding="utf-8"))
+    return next("".join(c["source"]) for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+IN_KERNEL.append(Submission("01's own solution, checked in the sealed kernel", NB_01,
+                            {"ex1-solution": source_answer(NB_01, "ex1-solution")}, "full"))
+
 HONEST = [
     Submission("a cumsum-based halting", NB_03B, {"ex1-solution": HALTING_HEAD + '''    h = np.asarray(h, dtype=float)[:max_ponder]
     reached = np.flatnonzero(np.cumsum(h) >= 1.0 - epsilon)
@@ -189,10 +247,6 @@ def my_act_step_backward(ds_t, drho, step, P):
     return n, np.append(np.asarray(h[:n - 1], dtype=float), 1.0 - total), 1.0 - total
 '''}, "full"),
 ]
-
-
-def notebook_path(stem):
-    return ROOT / "notebooks" / f"{stem}.ipynb"
 
 
 def submitted(submission):
@@ -238,10 +292,19 @@ def cut_down(nb, numbers):
     return dict(nb, cells=kept)
 
 
+def sealed(nb, submission):
+    """'sealed: <the refusal>' when the attack's answer cell failed on the grading seal, else what happened."""
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") in submission.cells:
+            error = cell_error(cell)
+            if error and "while a submission is graded" in error[1]:
+                return f"sealed: {error[0]}: {error[1][:90]}"
+            return f"not stopped by the seal: {error[0] + ': ' + error[1][:200] if error else 'the answer cell ran'}"
+    return "not stopped by the seal: no answer cell"
+
+
 def run(submissions, folder):
     """Autograde every submission with nbgrader; a list of what scored wrong (empty: all right)."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import student
     problems = []
     by_notebook = {}
     for k, submission in enumerate(submissions):
@@ -253,8 +316,8 @@ def run(submissions, folder):
         source = course_folder / "given" / f"{stem}.ipynb"
         source.parent.mkdir(parents=True, exist_ok=True)
         source.write_text(json.dumps(source_nb, indent=1), encoding="utf-8")
-        course = student.setup_course([source], course_folder / "nbgrader")
-        code, tail = student.nbgrader(course, "generate_assignment", student.ASSIGNMENT)
+        course = setup_course([source], course_folder / "nbgrader")
+        code, tail = nbgrader(course, "generate_assignment", ASSIGNMENT)
         if code != 0:
             raise RuntimeError(f"nbgrader generate_assignment failed:\n{tail}")
         paths = {}
@@ -263,24 +326,27 @@ def run(submissions, folder):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(cut_down(submitted(submission), numbers), indent=1), encoding="utf-8")
             paths[student_id] = [path]
-        graded = student.autograde(course, paths)
+        graded = autograde(course, paths)
         for student_id, submission in group:
-            _, scores = graded[student_id][f"{stem}.ipynb"]
+            nb, scores = graded[student_id][f"{stem}.ipynb"]
             checks = judged_checks(source_nb, submission)
             got = sum(scores[g][0] or 0 for g in checks)
             most = sum(scores[g][1] for g in checks)
             want = 0 if submission.expect == "none" else most
+            # an attack in the learner's kernel must be stopped by the seal, not miss its target
+            stopped = "" if submission not in IN_KERNEL or submission.expect != "none" else sealed(nb, submission)
             print(f"{stem[:3].rstrip('_')}: {submission.name}: {got:g}/{most:g} points"
-                  + ("" if got == want else f" (should be {want:g})"), flush=True)
-            if got != want:
-                problems.append(f"{submission.name}: {got:g} of {most:g} points, should be {want:g}")
+                  + ("" if got == want else f" (should be {want:g})") + (f" ({stopped})" if stopped else ""), flush=True)
+            if got != want or (stopped and not stopped.startswith("sealed")):
+                problems.append(f"{submission.name}: {got:g} of {most:g} points, should be {want:g}"
+                                + (f"; {stopped}" if stopped else ""))
     return problems
 
 
 def main():
     with tempfile.TemporaryDirectory(prefix="act-attacks-") as folder:
         try:
-            problems = run(ATTACKS + HONEST, Path(folder))
+            problems = run(ATTACKS + IN_KERNEL + HONEST, Path(folder))
         except RuntimeError as err:
             print(f"attacks.py: {err}", file=sys.stderr)
             return 1
@@ -288,7 +354,9 @@ def main():
         print(line)
     if problems:
         return 1
-    print(f"{len(ATTACKS)} attacks score nothing and {len(HONEST)} honest answers full marks under nbgrader autograde")
+    everyone = ATTACKS + IN_KERNEL + HONEST
+    attacks = sum(s.expect == "none" for s in everyone)
+    print(f"{attacks} attacks score nothing and {len(everyone) - attacks} honest answers full marks under nbgrader autograde")
     return 0
 
 

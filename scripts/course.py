@@ -34,9 +34,9 @@ import shutil
 import sys
 from pathlib import Path
 
+from act_experiments.grading.nbgrader_run import CONFIG, nbgrader
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-import student  # noqa: E402  (scripts/student.py: nbgrader, run the way make exercises runs it)
 
 # docs/teaching.md, section 3: six sessions, then two beyond the paper
 ASSIGNMENTS = {
@@ -95,7 +95,7 @@ def build(out, generate=True, fresh=False):
     for made in ("source", "release"):
         shutil.rmtree(out / made, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copy(student.CONFIG, out / "nbgrader_config.py")
+    shutil.copy(CONFIG, out / "nbgrader_config.py")
     for assignment, names in ASSIGNMENTS.items():
         folder = out / "source" / assignment
         folder.mkdir(parents=True)
@@ -111,7 +111,7 @@ def build(out, generate=True, fresh=False):
         for figure in sorted(figures):
             (folder / "figures").mkdir(exist_ok=True)
             shutil.copy(ROOT / "figures" / figure, folder / "figures" / figure)
-        code, tail = student.nbgrader(out, "generate_assignment", assignment) if generate else (0, "")
+        code, tail = nbgrader(out, "generate_assignment", assignment) if generate else (0, "")
         if code != 0:
             raise SystemExit(f"course.py: nbgrader generate_assignment {assignment} failed:\n{tail}")
         print(f"{assignment}: {', '.join(names)}; {len(figures)} figures")

@@ -21,9 +21,21 @@ c.Execute.timeout = 300
 # cells' outputs after it, before SaveAutoGrades scores them. The rest is nbgrader's default list.
 from nbgrader.converters.autograde import Autograde  # noqa: E402
 
-from act_experiments.grading.preprocessors import JudgeAnswers, WriteVerdicts  # noqa: E402
+# SealedExecute is nbgrader's Execute with the learner's kernel sealed before its first cell
+# (act_experiments/grading/seal.py): no file of this folder but the submission's own working folder,
+# no notebook anywhere, no subprocess (docs/teaching.md, "Solutions, and where grading runs").
+import os  # noqa: E402
+
+from act_experiments.grading.preprocessors import JudgeAnswers, SealedExecute, WriteVerdicts  # noqa: E402
 
 _default = list(Autograde.class_traits()["autograde_preprocessors"].default())
 _at = [p.__name__ for p in _default].index("Execute")
-c.Autograde.autograde_preprocessors = _default[:_at] + [JudgeAnswers] + _default[_at:_at + 1] + [WriteVerdicts] \
-    + _default[_at + 1:]
+c.Autograde.autograde_preprocessors = _default[:_at] + [JudgeAnswers, SealedExecute, WriteVerdicts] + _default[_at + 1:]
+c.SealedExecute.denied = [os.path.dirname(os.path.abspath(__file__))]     # the course folder
+
+# Feedback that reads offline once `nbgrader release_feedback` hands a learner the HTML file alone:
+# the figures embedded, and MathJax inlined from the venv instead of nbgrader's CDN
+# (act_experiments/grading/feedback.py).
+from act_experiments.grading.feedback import OfflineFeedback  # noqa: E402
+
+c.GenerateFeedback.exporter_class = OfflineFeedback

@@ -33,16 +33,16 @@ It prints the longest cell nbgrader ran, against the per-cell limit of nbgrader_
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
+
+from act_experiments.grading.nbgrader_run import (ASSIGNMENT, CONFIG, autograde, cell_error,  # noqa: F401 (used
+                                                  cell_stderr, nbgrader, setup_course)          # by tests, attacks)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 BUILD = ROOT / "build"
-ASSIGNMENT = "act"
 # what a check cell may fail with in the student edition: the unanswered solution cell leaves its
 # placeholder (None) or its NotImplementedError behind, and the check says so
 EXPECTED_ERRORS = ("AssertionError", "NotImplementedError")
@@ -62,30 +62,7 @@ def nbgrader_role(cell):
     return None
 
 
-CONFIG = ROOT / "scripts" / "nbgrader_config.py"
 SUBMISSIONS = ("source", "release")     # who hands in what: the source itself, the untouched release
-
-
-def nbgrader(course, *args):
-    """Run one nbgrader command in the course folder ``course``; (returncode, last lines of output)."""
-    # nbgrader runs its database migrations through the `alembic` command, which lives beside
-    # this interpreter; put that folder first on PATH so an unactivated venv works too
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
-                          capture_output=True, text=True, env=env)
-    return done.returncode, "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
-
-
-def setup_course(notebooks, course):
-    """An empty nbgrader course folder with the course's config and ``notebooks`` as one assignment."""
-    shutil.rmtree(course, ignore_errors=True)
-    source = course / "source" / ASSIGNMENT
-    source.mkdir(parents=True)
-    shutil.copy(CONFIG, course / "nbgrader_config.py")
-    for path in notebooks:
-        shutil.copy(path, source / path.name)
-    return course
 
 
 def generate(notebooks, out):
@@ -105,53 +82,6 @@ def generate(notebooks, out):
         shutil.copy(course / "release" / ASSIGNMENT / path.name, out / path.name)
         written.append(out / path.name)
     return written
-
-
-def cell_error(cell):
-    """(exception name, message) of a code cell's error output, or None if it ran."""
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "error":
-            return output.get("ename", ""), output.get("evalue", "")
-    return None
-
-
-def cell_stderr(cell):
-    """What a code cell wrote to stderr ('' for nothing)."""
-    return "".join("".join(o.get("text", "")) for o in cell.get("outputs", [])
-                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
-
-
-def autograde(course, submissions):
-    """Hand in ``submissions`` ({student: [notebook paths]}) and grade them with nbgrader autograde.
-
-    Returns {student: {notebook name: (autograded notebook, {grade_id: (score, max score)})}} for
-    the cells nbgrader grades automatically (the check cells). Raises RuntimeError when nbgrader fails.
-    """
-    import nbformat
-    from nbgrader.api import Gradebook
-
-    for student, paths in submissions.items():
-        folder = course / "submitted" / student / ASSIGNMENT
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
-        for path in paths:
-            shutil.copy(path, folder / path.name)
-    code, tail = nbgrader(course, "autograde", ASSIGNMENT)
-    if code != 0:
-        raise RuntimeError(f"nbgrader autograde failed:\n{tail}")
-    graded = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        for student, paths in submissions.items():
-            graded[student] = {}
-            for path in paths:
-                made = course / "autograded" / student / ASSIGNMENT / path.name
-                if not made.is_file():
-                    raise RuntimeError(f"nbgrader autograde wrote no {made.relative_to(course)}:\n{tail}")
-                found = gradebook.find_submission_notebook(path.stem, ASSIGNMENT, student)
-                scores = {grade.name: (grade.auto_score, grade.max_score) for grade in found.grades
-                          if grade.cell.cell_type == "code"}
-                graded[student][path.name] = (nbformat.read(made, as_version=4), scores)
-    return graded
 
 
 def cell_seconds(cell):

@@ -163,3 +163,172 @@ def test_wrapping_the_library_scores_nothing_in_03b(tmp_path):
     for grade_id, error in outputs.items():
         assert error is not None and error[0] in ("AssertionError", "Forbidden"), (grade_id, error)
         assert "yourself" in error[1], (grade_id, error)
+
+
+# The seal (act_experiments/grading/seal.py): what a grading kernel may not reach. One process
+# sealed as a kernel would be, trying each way; {label: (what the line does, "refused" or "allowed")}
+SEAL_TRIES = {
+    "a file of the working folder": ("open('mine.txt').read()", "allowed"),
+    "a file of the course folder": ("open(COURSE + '/source/answer.txt').read()", "refused"),
+    "the course folder, listed": ("os.listdir(COURSE)", "refused"),
+    "the course folder, climbed to": ("open('../../source/answer.txt').read()", "refused"),
+    "the course folder, through /proc/self/root": ("open('/proc/self/root' + COURSE + '/source/answer.txt').read()",
+                                                   "refused"),
+    "a notebook outside the course": ("open(TMP + '/elsewhere.ipynb').read()", "refused"),
+    "the repository's notebooks/": ("os.listdir(REPO + '/notebooks')", "refused"),
+    "the repository's other files": ("open(REPO + '/README.md').read()", "refused"),
+    "the repository's results/": ("os.listdir(REPO + '/results')", "allowed"),
+    "the repository's root, listed": ("os.listdir(REPO)", "allowed"),
+    "a folder holding the course, opened": ("os.open(TMP, os.O_RDONLY)", "refused"),
+    "sqlite3": ("__import__('sqlite3').connect(TMP + '/x.db')", "refused"),
+    "subprocess": ("__import__('subprocess').run(['true'])", "refused"),
+    "os.system": ("os.system('true')", "refused"),
+    "os.fork": ("os.fork()", "refused"),
+    "_posixsubprocess.fork_exec": ("__import__('_posixsubprocess').fork_exec()", "refused"),
+    "_posixsubprocess imported again": ("(sys.modules.pop('_posixsubprocess'), __import__('_posixsubprocess'))",
+                                        "refused"),
+    "a C function through ctypes": ("__import__('ctypes').CDLL(None).getpid()", "refused"),
+    "a socket's connection": ("__import__('socket').create_connection(('127.0.0.1', 9))", "refused"),
+    "another process's files": ("open(f'/proc/{os.getppid()}/cmdline').read()", "refused"),
+    "its own memory": ("open('/proc/self/mem', 'rb')", "refused"),
+    "tracing": ("sys.settrace(None)", "refused"),
+    "a file written as a shared library": ("open(TMP + '/evil.so', 'wb')", "refused"),
+    "writing into the Python installation": ("open(sys.prefix + '/planted.pth', 'w')", "refused"),
+    "moving a course file out": ("os.rename(COURSE + '/source/answer.txt', 'moved.txt')", "refused"),
+    "a symbolic link": ("os.symlink(COURSE, 'link')", "refused"),
+    "a path object of its own kind": ("__import__('shutil').copyfile(type('P', (), {'__fspath__': lambda s: "
+                                      "'mine.txt'})(), 'copy.txt')", "refused"),
+    "the hook's defaults changed": ("setattr(HOOK, '__defaults__', None)", "refused"),
+    "the hook's defaults deleted": ("delattr(HOOK, '__defaults__')", "refused"),
+    "the hook's code changed": ("setattr(HOOK, '__code__', (lambda event, args: None).__code__)", "refused"),
+    "after os.path.realpath is rebound": ("setattr(os.path, 'realpath', lambda p, **k: '/tmp') or "
+                                          "open(COURSE + '/source/answer.txt').read()", "refused"),
+    "after builtins are rebound": ("setattr(builtins, 'isinstance', lambda *a: True) or setattr(builtins, 'type', "
+                                   "lambda *a: str) or open(COURSE + '/source/answer.txt').read()", "refused"),
+    "a temporary folder, made and removed": ("__import__('tempfile').TemporaryDirectory().cleanup()", "allowed"),
+    "a file of its own in /tmp, and pathlib": ("pathlib.Path(TMP + '/out.txt').write_text('x') and "
+                                               "pathlib.Path(TMP + '/out.txt').read_text()", "allowed"),
+    "/proc/cpuinfo": ("open('/proc/cpuinfo').read()", "allowed"),
+    "NumPy, PyTorch and a figure": ("float(__import__('torch').ones(3).sum()) + float(np.ones(2).sum()) + "
+                                    "len(__import__('matplotlib.pyplot').pyplot.subplots())", "allowed"),
+}
+SEALED_PROCESS = """
+import builtins, gc, json, os, pathlib, sys
+import numpy as np
+import matplotlib
+matplotlib.use("Agg")
+from act_experiments.grading.seal import seal_kernel
+TMP, COURSE, REPO = sys.argv[1], sys.argv[2], sys.argv[3]
+os.chdir(COURSE + "/autograded/alice")
+seal_kernel(json.dumps({"denied": [COURSE], "allowed": [os.getcwd()]}))
+HOOK = next(f for f in gc.get_objects() if type(f).__name__ == "function" and f.__name__ == "hook"
+            and f.__code__.co_filename.endswith("seal.py"))
+real_type, saved, realpath, results = type, dict(vars(builtins)), os.path.realpath, {}
+for label, line in json.loads(sys.argv[4]).items():
+    try:
+        eval(line)
+        results[label] = "allowed"
+    except PermissionError as err:
+        results[label] = "refused"
+    except BaseException as err:
+        results[label] = f"{real_type(err).__name__}: {err}"
+    vars(builtins).update(saved)
+    os.path.realpath = realpath
+sys.stdout.write(json.dumps(results))
+"""
+
+
+def test_the_seal_refuses_what_could_reach_a_solution_and_allows_the_lessons(tmp_path):
+    import subprocess
+    import sys
+    course = tmp_path / "course"
+    (course / "source").mkdir(parents=True)
+    (course / "source" / "answer.txt").write_text("the solution")
+    (course / "autograded" / "alice").mkdir(parents=True)
+    (course / "autograded" / "alice" / "mine.txt").write_text("my own")
+    (tmp_path / "elsewhere.ipynb").write_text("{}")
+    tries = {label: line for label, (line, _) in SEAL_TRIES.items()}
+    done = subprocess.run([sys.executable, "-c", SEALED_PROCESS, str(tmp_path), str(course), str(ROOT),
+                           json.dumps(tries)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout)
+    wrong = {label: got[label] for label, (_, want) in SEAL_TRIES.items() if got[label] != want}
+    assert not wrong, wrong
+
+
+def test_the_seals_hook_reads_no_global_name():
+    """A learner can rebind any global a function reads at call time: the hook and its path
+    resolver read only their arguments and defaults."""
+    import dis
+    import types
+
+    from act_experiments.grading import seal
+
+    def names(code):
+        found = {i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF")}
+        return found.union(*(names(c) for c in code.co_consts if isinstance(c, types.CodeType)))
+
+    class Anything(dict):
+        def __missing__(self, key):
+            return None
+
+    resolve, check = seal._resolver(*[None] * 10), seal._checker(Anything())
+    hook = seal._hook(check, Anything())
+    assert names(hook.__code__) == names(check.__code__) == names(resolve.__code__) == set()
+
+
+def test_a_kernel_whose_seal_fails_stops_instead_of_grading_unsealed():
+    import subprocess
+    import sys
+
+    from act_experiments.grading.seal import kernel_line
+    line = kernel_line(["/nowhere"], ["/tmp"])
+    done = subprocess.run([sys.executable, "-c", "import sys\nsys.modules['act_experiments.grading.seal'] = None\n"
+                           + line + "\nprint('graded unsealed')"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 86 and "graded unsealed" not in done.stdout
+    assert "the grading seal could not be installed" in done.stderr
+
+
+def test_sealed_execute_seals_the_kernel_before_its_first_cell(tmp_path):
+    """nbgrader's Execute as scripts/nbgrader_config.py sets it: the kernel nbgrader starts cannot
+    read the course folder, but can read the submission's own working folder."""
+    import nbformat
+
+    from act_experiments.grading.preprocessors import SealedExecute
+    course, here = tmp_path / "course", tmp_path / "course" / "autograded" / "alice" / "act"
+    here.mkdir(parents=True)
+    (course / "gradebook.db").write_text("the grades")
+    (here / "data.txt").write_text("given")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("print(open('data.txt').read())"),
+                nbformat.v4.new_code_cell(f"print(open({str(course / 'gradebook.db')!r}).read())")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    executed, _ = SealedExecute(denied=[str(course)], timeout=120).preprocess(nb, {"metadata": {"path": str(here)}})
+    first, second = executed.cells
+    assert first.outputs[0]["text"] == "given\n"
+    assert second.outputs[0]["output_type"] == "error" and second.outputs[0]["ename"] == "PermissionError"
+    assert "while a submission is graded" in second.outputs[0]["evalue"]
+
+
+def test_the_teachers_path_gives_feedback_that_reads_offline(tmp_path):
+    """scripts/course.py's course, then docs/teaching.md's commands on session1 (notebook 01): a
+    learner hands in the untouched release, autograde, generate_feedback. The feedback page embeds
+    the figure its markdown shows and carries MathJax itself: nothing is fetched from a CDN."""
+    from act_experiments.grading.nbgrader_run import autograde, nbgrader
+    spec = importlib.util.spec_from_file_location("course", ROOT / "scripts" / "course.py")
+    course_script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course_script)
+    course = tmp_path / "course"
+    course_script.build(course, generate=False)
+    assert course_script.ASSIGNMENTS["session1"] == ["01_forward_pass"]
+    code, tail = nbgrader(course, "generate_assignment", "session1")
+    assert code == 0, tail
+    released = course / "release" / "session1" / "01_forward_pass.ipynb"
+    autograde(course, {"alice": [released]}, assignment="session1")
+    code, tail = nbgrader(course, "generate_feedback", "session1")
+    assert code == 0, tail
+    page = (course / "feedback" / "alice" / "session1" / "01_forward_pass.html").read_text(encoding="utf-8")
+    assert re.search(r'<img alt="ACT unrolled inside one input step" src="data:image/png;base64,', page)
+    assert "figures/act_architecture.png" not in page
+    assert "window.MathJax = {" in page and "cdnjs" not in page
+    assert not re.search(r'<script[^>]+src="https?://', page), "a script loaded from the network"

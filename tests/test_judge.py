@@ -103,6 +103,10 @@ def run_alone(body, timeout=60):
     ("import os\nreturn os.system('true')", "PermissionError"),
     ("import ctypes\nreturn ctypes.CDLL(None).getpid()", "PermissionError"),
     ("import socket\nreturn socket.socket()", "PermissionError"),
+    ("import os, posixpath\nreal = os.path.realpath\nposixpath.realpath = os.path.realpath = lambda p, **k: '/tmp'\n"
+     f"try:\n    return open({str(ROOT / 'act_numpy' / 'halting.py')!r}).read()\n"
+     "finally:\n    posixpath.realpath = os.path.realpath = real", "PermissionError"),
+    ("import _posixsubprocess\nreturn _posixsubprocess.fork_exec()", "PermissionError"),
     ("import act_numpy\nreturn 1", "Forbidden"),
     ("import importlib\nreturn importlib.import_module('act_experiments.grading')", "Forbidden"),
     ("import torch\nreturn 1", "Forbidden"),

@@ -5,7 +5,11 @@ out of an answer's reach inside the learner's kernel (``from act_experiments.gra
 ``judge``: the judge of an answer in a process of its own (``runner``, the program it runs), on
 inputs drawn at grading time; ``exercises_03b`` and ``exercises_12``: what each judged check cell
 draws and compares; ``registry``: which notebooks are judged, and the judge run on a whole
-notebook; ``preprocessors``: the judge's two steps in ``nbgrader autograde``.
+notebook; ``preprocessors``: the judge's two steps in ``nbgrader autograde``, and its Execute
+with the learner's kernel sealed (``seal``: the audit hook that keeps the course folder, the
+repository's notebooks and subprocesses out of a grading kernel's reach; the runner uses it too).
+``feedback``: the feedback pages, figures and MathJax inside; ``nbgrader_run``: nbgrader run on a
+course folder, for the scripts.
 """
 
 from .guard import ACT_NUMPY, PACKAGES, by_hand, written_by_hand

@@ -46,6 +46,7 @@ import numpy as np
 from .guard import PACKAGES
 
 RUNNER = Path(__file__).with_name("runner.py")
+SEAL = Path(__file__).with_name("seal.py")         # the runner's audit hook, copied beside it
 TIMEOUT = 120          # seconds for one check's answer, NumPy's import included
 WHY = "this exercise asks you to write this piece yourself, from the equations (NumPy operations)"
 
@@ -199,6 +200,7 @@ def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT):
     with tempfile.TemporaryDirectory(prefix="act-judge-") as folder:
         runner = Path(folder) / "runner.py"
         shutil.copy(RUNNER, runner)
+        shutil.copy(SEAL, Path(folder) / "seal.py")
         (Path(folder) / "job.json").write_text(json.dumps(job), encoding="utf-8")
         env = {"PATH": os.defpath, "HOME": folder, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
                "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}

@@ -10,13 +10,19 @@ replaces those cells' outputs by the verdicts once the kernel has run, so that `
 scores the verdict: full points for a report on stdout, none for an error.
 """
 
+import os
+
 import nbformat
 from nbconvert.preprocessors import Preprocessor
-from traitlets import Bool
+from nbgrader.exchange.default import Exchange
+from nbgrader.preprocessors import Execute
+from traitlets import Bool, List, Unicode
 
 from .registry import judge_notebook
+from .seal import kernel_line
 
 KEY = "act_judge_verdicts"
+EXEC_LINES = "--IPKernelApp.exec_lines="
 
 
 def _name(resources):
@@ -55,3 +61,25 @@ class WriteVerdicts(Preprocessor):
                 cell.outputs = [nbformat.v4.new_output("error", ename=verdict.ename, evalue=verdict.text,
                                                        traceback=[head + f"{verdict.ename}: {verdict.text}"])]
         return nb, resources
+
+
+class SealedExecute(Execute):
+    """nbgrader's Execute, with the learner's kernel sealed before its first cell (``seal``).
+
+    ``denied``: the course folder (scripts/nbgrader_config.py puts its own folder there);
+    ``CourseDirectory.root`` and nbgrader's exchange are added, and the kernel's working folder
+    (where autograde put this submission) is left open. The kernel runs ``seal.kernel_line``
+    through IPython's ``exec_lines``, appended to the kernel's command line."""
+
+    denied = List(Unicode(), help="folders a grading kernel may not read (the course folder)").tag(config=True)
+
+    def preprocess(self, nb, resources, km=None):
+        if os.name != "posix":          # the seal reads POSIX paths; docs/teaching.md says so
+            self.log.warning("the grading kernel is not sealed: the seal needs a POSIX system")
+            return super().preprocess(nb, resources, km=km)
+        here = resources.get("metadata", {}).get("path") or os.getcwd()
+        denied = list(self.denied) + [self.config.CourseDirectory.get("root", ""),
+                                      self.config.Exchange.get("root", Exchange.class_traits()["root"].default())]
+        line = kernel_line([p for p in denied if p], [os.path.abspath(here)])
+        self.extra_arguments = [a for a in self.extra_arguments if not a.startswith(EXEC_LINES)] + [EXEC_LINES + line]
+        return super().preprocess(nb, resources, km=km)

@@ -2,17 +2,18 @@
 
     python -I runner.py FOLDER               # reads FOLDER/job.json, writes FOLDER/result.json
 
-It is a script, not a module of the course: it imports nothing of the course, and the judge runs
-a copy of it in a fresh temporary FOLDER under ``python -I`` (no PYTHONPATH, no user site, no
+It is a script, not a module of the course: it imports nothing of the course but seal.py, which
+the judge copies beside it and which needs only the standard library; the judge runs a copy of
+it in a fresh temporary FOLDER under ``python -I`` (no PYTHONPATH, no user site, no
 current folder on the path). In order, it
 
 1. reads the job: the answer cells' code (definitions, imports and literal constants, already
    kept by ``ast`` in the judge), the names the exercise hands in, the packages out of reach, and
    the calls to make;
 2. imports NumPy (and PyTorch when the exercise allows it), then puts out of reach the course's
-   packages (an import of one fails) and installs an audit hook that refuses to open any file
-   outside the standard library, NumPy, PyTorch and FOLDER, and refuses subprocesses, sockets
-   and ctypes;
+   packages (an import of one fails) and installs the grading seal's audit hook (seal.py), told
+   to refuse any file outside the standard library, NumPy, PyTorch and FOLDER, and subprocesses,
+   sockets and ctypes; the hook reads nothing that an answer could rebind;
 3. runs the answer's code, then each call, with the warnings it raises recorded and what it
    prints kept apart;
 4. writes the results as JSON (arrays as dtype, shape and a flat list of values; no pickle).
@@ -78,25 +79,18 @@ def folder_of(path):
     return os.path.realpath(path).rstrip(os.sep) + os.sep
 
 
-def audit(allowed, denied):
-    refused = ("subprocess.", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.forkpty",
-               "ctypes.", "socket.", "os.kill", "os.startfile", "pty.", "_posixsubprocess", "winreg.",
-               "os.chdir", "os.putenv", "os.unsetenv", "sys.remote_exec")
+# what the runner refuses beyond the seal's own list: every use of ctypes and sockets, signals,
+# and changes to the working folder or the environment
+REFUSED_HERE = ("ctypes.", "socket.", "os.kill", "os.chdir", "os.putenv", "os.unsetenv", "sys.remote_exec")
 
-    def hook(event, args):
-        if event.startswith(refused):
-            raise PermissionError(f"{event} is refused while an answer is judged")
-        if event == "open":
-            path = args[0]
-            if isinstance(path, int):
-                return                  # an already open descriptor
-            try:
-                real = folder_of(os.fsdecode(path))
-            except (TypeError, ValueError):
-                raise PermissionError("open: a path the judge cannot read") from None
-            if real.startswith(denied) or not real.startswith(allowed):
-                raise PermissionError(f"open {os.fsdecode(path)!r} is refused while an answer is judged")
-    return hook
+
+def load_seal(folder):
+    """seal.py, which the judge copies beside this file (it imports only the standard library)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("act_grading_seal", os.path.join(folder, "seal.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def encode(value, depth=0):
@@ -182,7 +176,8 @@ def main(folder):
         if name.split(".")[0] in job["blocked"]:
             del sys.modules[name]
     sys.meta_path.insert(0, Blocker(job["blocked"], why))
-    sys.addaudithook(audit(tuple(allowed), denied))
+    seal = load_seal(os.path.dirname(os.path.realpath(__file__)))
+    seal.seal(denied, only=allowed, refused=seal.REFUSED + REFUSED_HERE)
 
     namespace = {"__name__": "__answer__", "__builtins__": __builtins__, "__pieces__": tuple(job["pieces"])}
     for name, module in job.get("modules", {}).items():

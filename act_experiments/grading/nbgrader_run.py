@@ -1,0 +1,85 @@
+"""Running nbgrader itself on a course folder, as scripts/student.py, scripts/course.py and
+scripts/attacks.py do: the course's settings, one command, a cut-down course, and autograde's
+scores read back from the gradebook.
+
+The settings are scripts/nbgrader_config.py of the repository (``CONFIG``): these helpers serve a
+checkout, not an installed copy of the course.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+CONFIG = Path(__file__).resolve().parents[2] / "scripts" / "nbgrader_config.py"
+ASSIGNMENT = "act"          # the one assignment of a course made by setup_course
+
+
+def nbgrader(course, *args):
+    """Run one nbgrader command in the course folder ``course``; (returncode, last lines of output)."""
+    # nbgrader runs its database migrations through the `alembic` command, which lives beside
+    # this interpreter; put that folder first on PATH so an unactivated venv works too
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
+                          capture_output=True, text=True, env=env)
+    return done.returncode, "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
+
+
+def setup_course(notebooks, course):
+    """An empty nbgrader course folder with the course's config and ``notebooks`` as one assignment."""
+    shutil.rmtree(course, ignore_errors=True)
+    source = course / "source" / ASSIGNMENT
+    source.mkdir(parents=True)
+    shutil.copy(CONFIG, course / "nbgrader_config.py")
+    for path in notebooks:
+        shutil.copy(path, source / path.name)
+    return course
+
+
+def cell_error(cell):
+    """(exception name, message) of a code cell's error output, or None if it ran."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return output.get("ename", ""), output.get("evalue", "")
+    return None
+
+
+def cell_stderr(cell):
+    """What a code cell wrote to stderr ('' for nothing)."""
+    return "".join("".join(o.get("text", "")) for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
+
+
+def autograde(course, submissions, assignment=ASSIGNMENT):
+    """Hand in ``submissions`` ({student: [notebook paths]}) and grade them with nbgrader autograde.
+
+    Returns {student: {notebook name: (autograded notebook, {grade_id: (score, max score)})}} for
+    the cells nbgrader grades automatically (the check cells). Raises RuntimeError when nbgrader fails.
+    """
+    import nbformat
+    from nbgrader.api import Gradebook
+
+    for student, paths in submissions.items():
+        folder = course / "submitted" / student / assignment
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        for path in paths:
+            shutil.copy(path, folder / path.name)
+    code, tail = nbgrader(course, "autograde", assignment)
+    if code != 0:
+        raise RuntimeError(f"nbgrader autograde failed:\n{tail}")
+    graded = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student, paths in submissions.items():
+            graded[student] = {}
+            for path in paths:
+                made = course / "autograded" / student / assignment / path.name
+                if not made.is_file():
+                    raise RuntimeError(f"nbgrader autograde wrote no {made.relative_to(course)}:\n{tail}")
+                found = gradebook.find_submission_notebook(path.stem, assignment, student)
+                scores = {grade.name: (grade.auto_score, grade.max_score) for grade in found.grades
+                          if grade.cell.cell_type == "code"}
+                graded[student][path.name] = (nbformat.read(made, as_version=4), scores)
+    return graded
