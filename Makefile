@@ -8,10 +8,10 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # nbval: lax mode (our checks are assert cells), the venv's own kernel, and a generous per-cell limit
 NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=300
-# Every core, up to four: pytest-xdist runs test files and notebooks side by side, a notebook's cells
-# in order in one kernel (--dist loadscope). `make test JOBS=1` runs them one after another.
+# Every core, up to four: pytest-xdist runs tests and notebooks side by side, a notebook's cells in
+# order in one kernel (--dist loadgroup; conftest.py groups them). `make test JOBS=1`: one worker.
 JOBS   ?= $(shell python3 -c "import os; print(min(4, os.cpu_count() or 1))")
-XDIST  := -n $(JOBS) --dist loadscope
+XDIST  := -n $(JOBS) --dist loadgroup
 
 .PHONY: lab test unit notebooks exercises student course wheel variant figures book clean
 
@@ -27,13 +27,13 @@ $(STAMP): requirements.txt pyproject.toml
 lab: $(STAMP)
 	$(PY) scripts/lab.py
 
-# The unit tests and the notebooks in one pytest run (one pool of workers), then the exercises.
+# Everything in one pytest run on one pool of workers: the unit tests, every notebook under nbval,
+# and nbgrader's passes over the course (`make exercises`).
 test: $(STAMP)
 	$(PY) -m pytest -q $(XDIST) $(NBVAL) tests notebooks
-	$(MAKE) --no-print-directory exercises
 
 unit: $(STAMP)
-	$(PY) -m pytest -q $(XDIST) tests
+	$(PY) -m pytest -q $(XDIST) -m "not graded_course" tests
 
 # Every notebook under nbval; a graded check cell that writes to stderr fails too, as nbgrader
 # scores it 0 (conftest.py), so this run also holds that the source gets every point.
@@ -44,13 +44,14 @@ notebooks: $(STAMP)
 student: $(STAMP)
 	$(PY) scripts/student.py
 
-# nbgrader's own generate_assignment and autograde, with the course's nbgrader_config.py, on every
-# notebook: the untouched release must get no point (a check that raises or writes to stderr
-# scores 0) and every lesson cell must run (the source's side is `make notebooks`). Then the
-# attacks of scripts/attacks.py score nothing and its honest answers full marks (cut-down notebooks).
+# nbgrader's own generate_assignment and autograde, with the course's nbgrader_config.py
+# (tests/test_graded_course.py): the untouched release of every assignment gets no point (a check
+# that raises or writes to stderr scores 0) and every lesson cell runs in the sealed kernel (the
+# source's side is `make notebooks`); the attacks of scripts/attacks.py score nothing and its honest
+# answers full marks (cut-down notebooks). `scripts/student.py --check [--source]` and
+# `scripts/attacks.py` do the same from the command line, with a line per notebook.
 exercises: $(STAMP)
-	$(PY) scripts/student.py --check
-	$(PY) scripts/attacks.py
+	$(PY) -m pytest -q $(XDIST) -m graded_course tests
 
 # A ready nbgrader course in build/course/: nbgrader_config.py, one assignment per session of
 # docs/teaching.md's plan (source/ and release/), figures and links that resolve inside it.

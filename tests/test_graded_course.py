@@ -1,0 +1,47 @@
+"""The whole course as nbgrader grades it, with the course's nbgrader_config.py (``make exercises``).
+
+Minutes of work, so marked ``graded_course``: ``make unit`` leaves it out, ``make exercises`` runs it
+alone, and ``make test`` runs it with everything else, on every core (each test below is one
+nbgrader course of its own, so they run side by side).
+
+- The untouched release of every notebook, one assignment of ``make course`` at a time
+  (scripts/course.py's plan): nbgrader gives it no point, each check failing with a message that
+  says what is missing, and every lesson cell runs in the sealed kernel. The source's side, every
+  point of every check, is held by nbval's run of the notebooks (act_experiments/grading/nbval_rule.py).
+- The attack suite (scripts/attacks.py), one notebook at a time: every attack scores nothing,
+  every honest answer full marks.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def script(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+student, course, attacks = script("student"), script("course"), script("attacks")
+EVERYONE = attacks.ATTACKS + attacks.IN_KERNEL + attacks.HONEST
+
+pytestmark = pytest.mark.graded_course
+
+
+@pytest.mark.parametrize("assignment", sorted(course.ASSIGNMENTS))
+def test_the_untouched_release_scores_nothing_and_every_lesson_cell_runs(assignment, tmp_path):
+    notebooks = [ROOT / "notebooks" / f"{name}.ipynb" for name in course.ASSIGNMENTS[assignment]]
+    problems = student.check(notebooks, out=tmp_path / "student")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("stem", sorted({s.notebook for s in EVERYONE}))
+def test_every_attack_scores_nothing_and_every_honest_answer_full_marks(stem, tmp_path):
+    submissions = [s for s in EVERYONE if s.notebook == stem]
+    problems = attacks.run(submissions, tmp_path)
+    assert not problems, "\n".join(problems)
