@@ -5,10 +5,10 @@
     python scripts/convnet_aig.py --seeds 0 --rates 0.5 --depths 6 --out /tmp/aig   # a small one
 
 Trains, for every seed, a ConvNet-AIG with hard gates and one with soft gates at each target
-rate, and a plain ResNet of each depth, all with act_experiments.aig_runs.SETTINGS (the settings
+rate, and a plain ResNet of each depth, all with act_experiments.experiments.convnet_aig.SETTINGS (the settings
 of notebook 14's live runs), and writes into --out:
 
-    runs.csv    one row per network (act_experiments.aig_runs.run_one)
+    runs.csv    one row per network (act_experiments.experiments.convnet_aig.run_one)
     usage.csv   per gated network, the fraction of each digit's test images executing each block
     sweep.json  the settings
 
@@ -26,12 +26,12 @@ import matplotlib
 import numpy as np
 
 from act_beyond import convnet_aig as aig
-from act_experiments import aig_runs
+from act_experiments.experiments import convnet_aig as aig_runs
 from act_experiments.plots import convnet_aig as aig_plots
 from act_experiments import course
 from act_experiments.figures import print_written, save_figure
-from act_experiments.results import read_csv, write_csv, write_json
-from act_experiments.cli import OneLineParser
+from act_experiments.tables import read_csv, write_csv, write_json
+from act_experiments.training.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "results" / "convnet_aig"

@@ -7,14 +7,14 @@
                                                     # the simplified ponder cost -sum_{n<=N} h^n
     python scripts/pitfalls.py plot                 # figures/pitfalls_*.png from results/pitfalls/
 
-``run`` trains each entry of the experiment for every seed with ``act_experiments.pitfall_runs.train_variant``
+``run`` trains each entry of the experiment for every seed with ``act_experiments.experiments.pitfalls.train_variant``
 and appends its evaluations to ``results/pitfalls/<experiment>.csv`` (one row per evaluation);
 ``<experiment>.json`` keeps the settings and the command. A run that stopped continues where it
 left off: entries already in the CSV are skipped, as long as the settings and seeds are the same
 (entries added to the experiment are trained; other settings are refused; ``--force`` starts the
 experiment over). ``--seeds`` and ``--iterations`` change the settings, so use them with ``--out``
 for a trial run; ``--pitfalls`` trains only the entries named. Each (entry, seed) reaches the CSV in
-one atomic step when it finishes (act_experiments.entry_runs).
+one atomic step when it finishes (act_experiments.experiments.runner).
 """
 
 import sys
@@ -23,11 +23,11 @@ import time
 import matplotlib
 
 from act_beyond import pitfalls as pf
-from act_experiments import pitfall_runs
-from act_experiments.pitfall_runs import final_evals, summarise
-from act_experiments import entry_runs
+from act_experiments.experiments import pitfalls as pitfall_runs
+from act_experiments.experiments.pitfalls import final_evals, summarise
+from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
-from act_experiments.results import RESULTS
+from act_experiments.tables import RESULTS
 
 OUT = RESULTS / "pitfalls"
 COLUMNS = ("pitfall", "seed", "iteration", "error", "error_at_half", "error_random", "ponder", "rho", "max_N",
@@ -73,7 +73,7 @@ EXPERIMENTS = {
 def run(name, seeds=None, iterations=None, pitfalls=None, out=OUT, force=False, log=print):
     """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path.
 
-    Resumes a run that stopped and refuses one with other settings (act_experiments.entry_runs).
+    Resumes a run that stopped and refuses one with other settings (act_experiments.experiments.runner).
     """
     spec = EXPERIMENTS[name]
     settings = dict(spec["settings"])
@@ -90,7 +90,7 @@ def run(name, seeds=None, iterations=None, pitfalls=None, out=OUT, force=False, 
                 f"{pitfall:28s} seed {seed}: error {last['error']:.3f}, ponder {last['ponder']:.2f} "
                 f"({time.time() - t0:.0f} s)")
 
-    return entry_runs.run_entries(name, meta, train, COLUMNS, out, entries_key="pitfalls",
+    return runner.run_entries(name, meta, train, COLUMNS, out, entries_key="pitfalls",
                                   script="scripts/pitfalls.py", force=force, log=log)
 
 
@@ -189,7 +189,7 @@ def plot(results=OUT, figures=None):
 
 def main(argv=None):
     matplotlib.use("Agg")
-    return entry_runs.main(argv, script="scripts/pitfalls.py", description=__doc__.splitlines()[0],
+    return runner.main(argv, script="scripts/pitfalls.py", description=__doc__.splitlines()[0],
                            experiments=EXPERIMENTS, entries_of=lambda experiment: pf.PITFALLS,
                            entry_option="--pitfalls", run=run, plot=plot, out=OUT,
                            figures_help="draw figures/pitfalls_*.png")

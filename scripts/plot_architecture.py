@@ -11,7 +11,7 @@ and save_figure writes the same bytes every time.
 import matplotlib
 
 from act_experiments.plots import architecture
-from act_experiments.cli import OneLineParser
+from act_experiments.training.cli import OneLineParser
 
 
 def main(argv=None):

@@ -6,7 +6,7 @@
 By default the results are results/characters (the large run) when it exists, else
 results/characters_small (the reduced CPU run). The script prints bits per character and ponder
 per tau and saves four figures, characters_*.png, through act_experiments.figures.save_figure;
-act_experiments.plots.characters says what they show.
+act_experiments.experiments.characters says what they show.
 """
 
 import sys
@@ -15,7 +15,7 @@ import matplotlib
 
 from act_experiments.figures import save_figures
 from act_experiments.plots import characters
-from act_experiments.cli import OneLineParser
+from act_experiments.training.cli import OneLineParser
 
 
 def main(argv=None):

@@ -3,7 +3,7 @@
     python scripts/plot_controls.py                  # every task whose control is committed
     python scripts/plot_controls.py logic parity     # only these
 
-For each task, reads the ACT sweep and its control (act_experiments.controls.CONTROLS) from
+For each task, reads the ACT sweep and its control (act_experiments.experiments.controls.CONTROLS) from
 results/, prints the claim's paired numbers (ACT at τ* against the control at equal compute, seed
 by seed) and the ladder of error against updates, and saves figures/control_<task>.png.
 """
@@ -13,11 +13,11 @@ import sys
 import matplotlib
 import matplotlib.pyplot as plt
 
-from act_experiments import controls
-from act_experiments.cli import OneLineParser
+from act_experiments.experiments import controls
+from act_experiments.training.cli import OneLineParser
 from act_experiments.figures import print_written, save_figure
-from act_experiments.plots.controls import plot_control
-from act_experiments.results import RESULTS
+from act_experiments.experiments.controls import plot_control
+from act_experiments.tables import RESULTS
 
 
 def describe(task, pair):

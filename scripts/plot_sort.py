@@ -9,17 +9,17 @@ The input is what scripts/sweep.py leaves in results/<sweep>/ (runs.csv, difficu
 curves.csv, sweep.json). It prints the error and ponder per tau and saves four PNGs,
 sort_*.png (or <prefix>_*.png), through act_experiments.figures.save_figure, so the same CSV
 files always give the same bytes. What each figure shows, and which sweep is the default:
-act_experiments.plots.sort.
+act_experiments.experiments.sort.
 """
 
 import sys
 
 import matplotlib
 
-from act_experiments import results
+from act_experiments.sweeps import reading
 from act_experiments.figures import print_written, save_figures
 from act_experiments.plots import sort
-from act_experiments.cli import OneLineParser
+from act_experiments.training.cli import OneLineParser
 
 
 def main(argv=None):
@@ -30,7 +30,7 @@ def main(argv=None):
     ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: sort)")
     args = ap.parse_args(argv)
     try:
-        sweep = results.load_sweep(args.sweep or sort.find_sweep())
+        sweep = reading.load_sweep(args.sweep or sort.find_sweep())
     except (OSError, KeyError, ValueError) as err:
         sys.exit(f"plot_sort.py: {err}")
     task = sweep["meta"].get("task", "sort")

@@ -6,7 +6,7 @@
 
 Both models train on parity with 1..train-max non-zero bits (the task option max_nonzero): ACT
 with one network per (tau, seed) through the course's population engine, PonderNet with one
-network per (beta, seed) as one stacked population (act_experiments.pondernet_runs.run_comparison has
+network per (beta, seed) as one stacked population (act_experiments.experiments.pondernet.run_comparison has
 the details). Each is measured every --chunk iterations on a held-out set of the training range
 and, when train-max < bits, on one of train-max+1..bits non-zero bits (the extrapolation test).
 The tables go to results/<name>/ (runs.csv, curves.csv, counts.csv, attention.csv,
@@ -32,8 +32,8 @@ def ints(text):
 
 
 def build_parser():
-    from act_experiments.pondernet_runs import COMPARISON_DEFAULTS as D
-    from act_experiments.cli import OneLineParser        # errors in one line, exit status 2
+    from act_experiments.experiments.pondernet import COMPARISON_DEFAULTS as D
+    from act_experiments.training.cli import OneLineParser        # errors in one line, exit status 2
     p = OneLineParser(prog="python scripts/pondernet.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--name", help="results/<name>/ (required unless --plot)")
     p.add_argument("--plot", metavar="NAME", help="only redraw the figures of results/NAME/")
@@ -58,7 +58,7 @@ def draw(name):
     """Draw the figures of results/<name>/ into figures/; returns the paths."""
     import matplotlib
     matplotlib.use("Agg")
-    from act_experiments import pondernet_runs
+    from act_experiments.experiments import pondernet as pondernet_runs
     from act_experiments.plots import pondernet as pondernet_plots
     from act_experiments.figures import save_figures
     tables = pondernet_runs.read_comparison(ROOT / "results" / name)
@@ -85,7 +85,7 @@ def main(argv=None):
             return 0
         if not args.name or "/" in args.name:
             raise ValueError("--name must name a folder under results/ (no '/')")
-        from act_experiments import pondernet_runs
+        from act_experiments.experiments import pondernet as pondernet_runs
         settings = {"bits": args.bits, "train_max": args.train_max if args.train_max is not None else args.bits // 2,
                     "hidden": args.hidden, "batch_size": args.batch_size, "lr": args.lr,
                     "iterations": args.iterations, "chunk": args.chunk, "seeds": args.seeds, "taus": args.taus,

@@ -19,11 +19,11 @@ import json
 import sys
 from pathlib import Path
 
-from act_experiments.checkpoints import read_log
-from act_experiments.cli import OneLineParser
-from act_experiments.config import uses_act
-from act_experiments.results import write_csv, write_json
-from act_experiments.sweeps import run_folder
+from act_experiments.training.checkpoints import read_log
+from act_experiments.training.cli import OneLineParser
+from act_experiments.training.config import uses_act
+from act_experiments.tables import write_csv, write_json
+from act_experiments.sweeps.launch import run_folder
 
 COLUMNS = ["sweep", "run", "tau", "act", "seed", "lr", "kind", "iteration", "batches",
            "sequence_error", "mean_ponder"]

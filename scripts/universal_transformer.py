@@ -5,14 +5,14 @@
     python scripts/universal_transformer.py plot           # figures/universal_transformer_*.png
 
 ``run`` trains every entry of the experiment for every seed with
-``act_experiments.ut_runs.train_ut`` on the pointer-chain task and appends its evaluations
+``act_experiments.experiments.universal_transformer.train_ut`` on the pointer-chain task and appends its evaluations
 to ``results/universal_transformer/<experiment>.csv`` (one row per evaluation, with error and
 ponder per chain depth); ``<experiment>.json`` keeps the settings and the command. A run that
 stopped continues where it left off: (entry, seed) pairs already in the CSV are skipped, as long
 as the settings are the same (entries added are trained; other settings are refused; ``--force``
 starts over). ``--seeds`` and ``--iterations`` change the settings, so use them with ``--out`` for a
 trial run; ``--entries`` trains only the entries named. Each (entry, seed) reaches the CSV in one
-atomic step when it finishes (act_experiments.entry_runs).
+atomic step when it finishes (act_experiments.experiments.runner).
 """
 
 import math
@@ -23,8 +23,9 @@ import matplotlib
 
 from act_beyond import pitfalls
 from act_beyond import universal_transformer as ut
-from act_experiments import course, entry_runs
-from act_experiments import ut_runs
+from act_experiments import course
+from act_experiments.experiments import runner
+from act_experiments.experiments import universal_transformer as ut_runs
 from act_experiments.figures import save_figure
 
 OUT = ut_runs.COMMITTED
@@ -68,7 +69,7 @@ def entry_kwargs(settings, entry):
 def run(name, seeds=None, iterations=None, entries=None, out=OUT, force=False, log=print):
     """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path.
 
-    Resumes a run that stopped and refuses one with other settings (act_experiments.entry_runs).
+    Resumes a run that stopped and refuses one with other settings (act_experiments.experiments.runner).
     """
     spec = EXPERIMENTS[name]
     settings = dict(spec["settings"])
@@ -90,7 +91,7 @@ def run(name, seeds=None, iterations=None, entries=None, out=OUT, force=False, l
                 f"{entry:16s} seed {seed}: error {last['error']:.4f}, sequence error {last['sequence_error']:.3f}, "
                 f"ponder {last['ponder']:.2f} ({time.time() - t0:.0f} s)")
 
-    return entry_runs.run_entries(name, meta, train, COLUMNS, out, entries_key="entries",
+    return runner.run_entries(name, meta, train, COLUMNS, out, entries_key="entries",
                                   script="scripts/universal_transformer.py", force=force, log=log)
 
 
@@ -227,7 +228,7 @@ def plot(results=OUT, figures=None):
 def main(argv=None):
     matplotlib.use("Agg")
     course.torch_threads()            # one thread unless OMP_NUM_THREADS says otherwise: the tensors are tiny
-    return entry_runs.main(argv, script="scripts/universal_transformer.py", description=__doc__.splitlines()[0],
+    return runner.main(argv, script="scripts/universal_transformer.py", description=__doc__.splitlines()[0],
                            experiments=EXPERIMENTS, entries_of=lambda experiment: EXPERIMENTS[experiment]["entries"],
                            entry_option="--entries", run=run, plot=plot, out=OUT,
                            figures_help="draw figures/universal_transformer_*.png")

@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("torch")
 
-from act_experiments import sweeps  # noqa: E402
-from act_experiments.checkpoints import read_log  # noqa: E402
-from act_experiments.results import read_csv  # noqa: E402
+from act_experiments.sweeps import launch  # noqa: E402
+from act_experiments.training.checkpoints import read_log  # noqa: E402
+from act_experiments.tables import read_csv  # noqa: E402
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "sweep_progress.py"
 spec = importlib.util.spec_from_file_location("sweep_progress", SCRIPT)
@@ -26,7 +26,7 @@ SWEEP = ["--name", "tiny", "--task", "parity", "--bits", "3", "--hidden", "4", "
 @pytest.fixture
 def swept(tmp_path, monkeypatch):
     monkeypatch.setattr(sweeps, "ROOT", tmp_path)
-    sweeps.main(SWEEP)
+    launch.main(SWEEP)
     return tmp_path
 
 

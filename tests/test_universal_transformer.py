@@ -12,7 +12,7 @@ import torch
 
 from act_beyond import pitfalls
 from act_beyond import universal_transformer as ut
-from act_experiments import ut_runs
+from act_experiments.experiments import universal_transformer as ut_runs
 from act_numpy.params import init_params as act_init_params
 from act_torch.act import act_forward
 

@@ -73,7 +73,7 @@ from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
-from . import text
+from act_experiments.data import text
 
 TASKS = ("parity", "logic", "addition", "sort")
 TEXT_TASKS = ("characters",)     # the tasks that read a text (their TASK_TABLE entry says text=True)

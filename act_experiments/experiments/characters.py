@@ -2,7 +2,7 @@
 prints and draws, and what notebook 09 quotes.
 
 The sweep is what scripts/characters.py writes: runs.csv and sweep.json as every sweep has, and
-curves.csv, classes.csv and passage.csv (act_experiments.characters says what they hold). Four
+curves.csv, classes.csv and passage.csv (act_experiments.sweeps.per_byte says what they hold). Four
 figures, characters_*.png:
 
     bpc       held-out bits per character per τ beside the no-ACT baseline and the unigram and
@@ -23,11 +23,13 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from act_experiments import results, text
+from act_experiments.data import text
+from act_experiments import tables
+from act_experiments.sweeps import reading
 from act_experiments.plots.style import line_style, tau_colours
-from act_experiments.sweep_stats import taus
+from act_experiments.sweeps.stats import taus
 
-LARGE, SMALL = results.RESULTS / "characters", results.RESULTS / "characters_small"
+LARGE, SMALL = tables.RESULTS / "characters", tables.RESULTS / "characters_small"
 TABLES = ("curves", "classes", "passage")
 PAPER_TAU = 6e-3            # the tau of the paper's Wikipedia ponder figure
 
@@ -38,14 +40,14 @@ def default_results():
 
 
 def load(folder=None):
-    """A characters sweep (default: default_results()) as results.load_sweep reads it, with its
+    """A characters sweep (default: default_results()) as reading.load_sweep reads it, with its
     tables curves, classes and passage."""
-    return results.load_sweep(Path(folder) if folder is not None else default_results(), tables=TABLES)
+    return reading.load_sweep(Path(folder) if folder is not None else default_results(), tables=TABLES)
 
 
 def label(tau):
     """'no ACT' for the baseline (tau None), else 'τ=0.006': the legend and titles of these figures."""
-    return results.NO_ACT if tau is None else f"τ={tau:g}"
+    return reading.NO_ACT if tau is None else f"τ={tau:g}"
 
 
 def table(res):

@@ -18,10 +18,11 @@ committed and the reduced CPU sweeps until then.
 
 import numpy as np
 
-from act_experiments import results
+from act_experiments import tables
+from act_experiments.sweeps import reading
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import tau_colours
-from act_experiments.sweep_stats import taus
+from act_experiments.sweeps.stats import taus
 
 # The sweeps to show, best first: the full-size sweep, then the reduced CPU sweeps, longest first.
 SWEEPS = {
@@ -29,7 +30,7 @@ SWEEPS = {
     "addition": ("addition", "addition_long", "addition_small"),
 }
 
-# What the x axis of the difficulty figure counts, per task (act_experiments.tasks.difficulty).
+# What the x axis of the difficulty figure counts, per task (act_experiments.data.tasks.difficulty).
 DIFFICULTY_LABEL = {
     "logic": "number of gates in the input vector",
     "addition": "number of digits of the input number",
@@ -38,16 +39,16 @@ TASK_TITLE = {"logic": "Logic", "addition": "Addition"}
 BASELINE_COLOUR = "0.4"
 
 
-def find_sweep(task, results_dir=results.RESULTS):
+def find_sweep(task, results_dir=tables.RESULTS):
     """The folder of the sweep to show for `task`: the first name in SWEEPS[task] with a runs.csv."""
-    return results.find_sweep(SWEEPS[task], results_dir,
+    return reading.find_sweep(SWEEPS[task], results_dir,
                               missing=f"none of results/{{{','.join(SWEEPS[task])}}}/runs.csv exists: "
                                       f"run scripts/sweep.py --task {task} first")
 
 
 def describe(sweep):
     """One line with the size of the runs, for figure titles."""
-    meta, task = sweep["meta"], results.task_of(sweep)
+    meta, task = sweep["meta"], reading.task_of(sweep)
     o = meta.get("shared_options", {})
     if task == "logic":
         size = f"≤{o.get('max_vectors', 10)} vectors of ≤{o.get('max_gates', 10)} gates"
@@ -68,7 +69,7 @@ def reference_error(sweep):
     sequence of one number has no target and can never be wrong, so the ceiling is 1 - 1/max_numbers.
     """
     o = sweep["meta"].get("shared_options", {})
-    if results.task_of(sweep) == "logic":
+    if reading.task_of(sweep) == "logic":
         V = o.get("max_vectors", 10)
         value = 1.0 - float(np.mean(0.5 ** np.arange(1, V + 1)))
         return value, f"chance ({value:.2f})"
@@ -82,7 +83,7 @@ def colours(sweep):
 
 
 def _title(sweep, what):
-    return f"{TASK_TITLE[results.task_of(sweep)]}: {what}\n{describe(sweep)}"
+    return f"{TASK_TITLE[reading.task_of(sweep)]}: {what}\n{describe(sweep)}"
 
 
 def plot_error_per_tau(sweep):
@@ -98,7 +99,7 @@ def plot_error_vs_ponder(sweep):
 
 
 def plot_difficulty(sweep):
-    task = results.task_of(sweep)
+    task = reading.task_of(sweep)
     chance = (lambda ax: tau_sweep.reference_line(ax, (0.5, "chance (0.5)"))) if task == "logic" else None
     return tau_sweep.plot_difficulty(
         sweep, colours(sweep), xlabel=f"difficulty: {DIFFICULTY_LABEL[task]}",

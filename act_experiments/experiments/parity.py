@@ -24,11 +24,11 @@ import matplotlib.pyplot as plt
 import matplotlib.ticker as ticker
 import numpy as np
 
-from act_experiments import results
+from act_experiments import tables
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import line_style, series_label, tau_colours
-from act_experiments.results import NO_ACT, tau_label
-from act_experiments.sweep_stats import (baseline_errors, by_difficulty, difficulty_bins, keys, mean_se,
+from act_experiments.sweeps.reading import NO_ACT, tau_label
+from act_experiments.sweeps.stats import (baseline_errors, by_difficulty, difficulty_bins, keys, mean_se,
                                          per_group, table, taus)
 
 BASELINE_COLOUR = "0.35"
@@ -54,7 +54,7 @@ def sweep_size(folder):
         return None
 
 
-def largest_sweep(results_dir=results.RESULTS):
+def largest_sweep(results_dir=tables.RESULTS):
     """Name of the parity sweep under `results_dir` with the most bits (then the most training)."""
     found = []
     for folder in sorted(Path(results_dir).glob("parity*")):

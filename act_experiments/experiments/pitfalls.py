@@ -4,7 +4,7 @@
     rows, meta = read_results("gallery");  summarise(rows)
 
 The pieces and the gallery itself (``PITFALLS``) are ``act_beyond.pitfalls``'; here one entry is
-trained with Adam on a task of ``act_experiments.tasks`` and measured as it goes, and the runs
+trained with Adam on a task of ``act_experiments.data.tasks`` and measured as it goes, and the runs
 scripts/pitfalls.py committed to results/pitfalls/ are read back (``entry_runs``).
 """
 
@@ -16,8 +16,9 @@ from act_numpy.checks import check_float, check_int
 from act_numpy.params import init_params
 from act_torch.losses import loss_inputs
 
-from . import entry_runs, tasks
-from .results import RESULTS
+from act_experiments.experiments import runner
+from act_experiments.data import tasks
+from act_experiments.tables import RESULTS
 
 
 def _batch_fn(pitfall, task, options):
@@ -192,12 +193,12 @@ COMMITTED = RESULTS / "pitfalls"
 def read_results(name, folder=None):
     """(rows, meta) of the committed experiment ``name`` ("gallery", "sequence", "prefix"): one row per
     evaluation (see train_variant) with "pitfall" and "seed", and the settings it ran with."""
-    return entry_runs.read(name, COMMITTED if folder is None else folder, ("pitfall",), "scripts/pitfalls.py")
+    return runner.read(name, COMMITTED if folder is None else folder, ("pitfall",), "scripts/pitfalls.py")
 
 
 def final_evals(rows):
     """The last evaluation of every (pitfall, seed), in the order of the rows."""
-    return entry_runs.final_rows(rows, key="pitfall")
+    return runner.final_rows(rows, key="pitfall")
 
 
 def _per_run_means(rows, ends, pitfall, column):

@@ -7,7 +7,7 @@ The model and its loss are ``act_beyond.pondernet``'s. Here: ``Population`` (K P
 parity trained as one program, with the engine's per-member Adam), the comparison that trains ACT
 (through the course's population engine) and PonderNet from the same seeds and measures both on
 in-range and extrapolation held-out sets, and the CSV tables it writes and reads. Its figures are
-in ``act_experiments.plots.pondernet``.
+in ``act_experiments.experiments.pondernet``.
 """
 
 import time
@@ -23,15 +23,16 @@ from act_numpy.checks import check_float, check_int
 from act_numpy.params import PARAM_NAMES, init_params
 from act_torch.act import act_forward
 
-from . import checkpoints, config, tasks, training
-from .backends import TorchBackend
-from .populations import TorchPopulation
-from .results import number, read_csv, write_csv, write_json
+from act_experiments.training import checkpoints, config, loop
+from act_experiments.data import tasks
+from act_experiments.training.backends import TorchBackend
+from act_experiments.training.populations import TorchPopulation
+from act_experiments.tables import number, read_csv, write_csv, write_json
 
 
 def initial_params(D, H, O, seed, *, cell="rnn", halting_bias=0.0):
     """Initial parameters of seed ``seed``: the course's ACT initialisation from the same random
-    stream as ``act_experiments.config.init_parameters`` (default_rng([seed, 0])), so a
+    stream as ``act_experiments.training.config.init_parameters`` (default_rng([seed, 0])), so a
     PonderNet and an ACT run of one seed start from the same weights; only b_h is set here
     (``halting_bias``). Float64 NumPy arrays."""
     seed = check_int("seed", seed, low=0)
@@ -190,7 +191,7 @@ def run_comparison(settings=None, *, work, progress=print):
     """Train ACT and PonderNet networks on one parity and measure them; returns the tables.
 
     settings: COMPARISON_DEFAULTS overridden by the given keys. ACT: one network per (tau, seed),
-    trained by ``act_experiments.training.train_population`` (the course's population engine)
+    trained by ``act_experiments.training.loop.train_population`` (the course's population engine)
     in chunks of ``chunk`` iterations, its run folders under ``work``. PonderNet: one network per
     (beta, seed), trained by ``Population``. Both train on counts 1..train_max of ``bits``
     (``tasks`` option max_nonzero), with the same seeds (so the same initial weights, except b_h,
@@ -222,10 +223,10 @@ def run_comparison(settings=None, *, work, progress=print):
     for stop in stops:
         tick = time.perf_counter()
         # the first chunk starts the runs, each later one resumes them from their checkpoints
-        pairs = [training.prepare({**common, "tau": tau, "seed": seed, "iterations": stop, "out": out},
+        pairs = [loop.prepare({**common, "tau": tau, "seed": seed, "iterations": stop, "out": out},
                                   TorchBackend, resume=stop != stops[0])
                  for (tau, seed), out in zip(act_keys, outs)]
-        training.train_population([c for c, _ in pairs], TorchBackend, TorchPopulation,
+        loop.train_population([c for c, _ in pairs], TorchBackend, TorchPopulation,
                                   checkpoints=[ck for _, ck in pairs], progress=False)
         clock["act"] += time.perf_counter() - tick
         tick = time.perf_counter()
@@ -304,7 +305,7 @@ def write_comparison(tables, folder):
 
 def read_comparison(folder):
     """The tables written by ``write_comparison``: rows as dicts with numbers where numbers are
-    (``act_experiments.results.number``), and "meta"."""
+    (``act_experiments.tables.number``), and "meta"."""
     import json
     folder = Path(folder)
     if not (folder / "runs.csv").is_file():

@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from act_experiments.figures import print_written
-from act_experiments.results import append_rows, number, write_csv, write_json
-from act_experiments.cli import OneLineParser
+from act_experiments.tables import append_rows, number, write_csv, write_json
+from act_experiments.training.cli import OneLineParser
 
 
 def read(name, folder, text_columns, script):

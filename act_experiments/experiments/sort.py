@@ -23,10 +23,11 @@ import math
 
 import numpy as np
 
-from act_experiments import results
+from act_experiments import tables
+from act_experiments.sweeps import reading
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import tau_colours
-from act_experiments.sweep_stats import print_table, table, taus
+from act_experiments.sweeps.stats import print_table, table, taus
 
 # Folders under results/ to draw, best first: the full sweep, then the reduced CPU fallbacks.
 SWEEPS = ("sort", "sort_long", "sort_small")
@@ -38,9 +39,9 @@ CHANCE_COLOUR = "crimson"
 PAPER = {"no_act_error": 0.12, "best_act_error": 0.06, "computation_ratio": 9}
 
 
-def find_sweep(results_dir=results.RESULTS, names=SWEEPS):
+def find_sweep(results_dir=tables.RESULTS, names=SWEEPS):
     """The folder of the first of `names` (under `results_dir`) that holds a runs.csv."""
-    return results.find_sweep(names, results_dir,
+    return reading.find_sweep(names, results_dir,
                               missing=f"no sort sweep found: none of {', '.join(names)} under {results_dir} "
                                       "has a runs.csv; run scripts/sweep.py --task sort first")
 
@@ -72,7 +73,7 @@ def chance_error(max_length):
 
 def best_tau(sweep):
     """The row of sweep_stats.table with the lowest mean error among the ACT taus."""
-    return min((r for r in table(sweep) if r["key"] != results.NO_ACT), key=lambda r: r["error"])
+    return min((r for r in table(sweep) if r["key"] != reading.NO_ACT), key=lambda r: r["error"])
 
 
 def print_summary(sweep):

@@ -1,7 +1,7 @@
 """What the time penalty τ does across every committed sweep (Graves 2016, eq. 12 and section 3):
 what scripts/plot_time_penalty.py prints and draws, and what notebook 10 quotes.
 
-The summary table has a line for each readable τ sweep (act_experiments.results.find_sweeps:
+The summary table has a line for each readable τ sweep (act_experiments.sweeps.reading.find_sweeps:
 parity*, logic*, addition*, sort*, whichever exist). The figures, time_penalty_*.png, show one
 sweep per task, the one with the most training (headline), so that each stays readable:
 
@@ -19,8 +19,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from act_experiments.plots.style import legend_right
-from act_experiments.results import NO_ACT, task_of, tau_label
-from act_experiments.sweep_stats import baseline_errors, mean_se, table
+from act_experiments.sweeps.reading import NO_ACT, task_of, tau_label
+from act_experiments.sweeps.stats import baseline_errors, mean_se, table
 
 TASK_COLOUR = {"parity": "tab:blue", "logic": "tab:orange", "addition": "tab:green", "sort": "tab:purple"}
 LINE_STYLES = ("-", "--", "-.", ":")

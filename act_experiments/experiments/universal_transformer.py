@@ -4,7 +4,7 @@
     rows, meta = read_results("compute")                            # results/universal_transformer/
 
 The model, its halting loop and its evaluation are ``act_beyond.universal_transformer``'s; this
-module trains it and reads what scripts/universal_transformer.py wrote (act_experiments.entry_runs).
+module trains it and reads what scripts/universal_transformer.py wrote (act_experiments.experiments.runner).
 """
 
 import time
@@ -15,8 +15,8 @@ import torch
 from act_beyond import universal_transformer as ut
 from act_numpy.checks import check_float, check_int
 
-from . import entry_runs
-from .results import RESULTS
+from act_experiments.experiments import runner
+from act_experiments.tables import RESULTS
 
 
 def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, epsilon=0.01, eval_every=100,
@@ -102,12 +102,12 @@ def read_results(name, folder=None):
     """(rows, meta) of the committed experiment ``name`` ("compute" or "cap"): one row per evaluation
     of every run (entry, kind, tau, depth, max_steps, weights, seed, iteration, the FIELDS, error_d<k>,
     ponder_d<k>), numbers as floats or ints (None where empty), and the settings it ran with."""
-    return entry_runs.read(name, COMMITTED if folder is None else folder, TEXT, "scripts/universal_transformer.py")
+    return runner.read(name, COMMITTED if folder is None else folder, TEXT, "scripts/universal_transformer.py")
 
 
 def final_rows(rows):
     """The last evaluation of every (entry, seed), in the order the entries first appear."""
-    return entry_runs.final_rows(rows, key="entry")
+    return runner.final_rows(rows, key="entry")
 
 
 def summarise(rows, columns=None):

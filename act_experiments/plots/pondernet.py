@@ -1,11 +1,11 @@
 """PonderNet against ACT: the figures of notebook 12 and scripts/pondernet.py, from the comparison's tables.
 
-The tables are ``act_experiments.pondernet_runs``'; matplotlib is imported when a figure is drawn.
+The tables are ``act_experiments.experiments.pondernet``'; matplotlib is imported when a figure is drawn.
 """
 
 import numpy as np
 
-from ..pondernet_runs import by_knob
+from act_experiments.experiments.pondernet import by_knob
 
 
 MODEL_NAMES = {"act": "ACT", "pondernet": "PonderNet"}

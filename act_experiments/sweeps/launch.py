@@ -28,8 +28,8 @@ run can drift apart over a long run, as two machines' BLAS kernels can):
   otherwise, whichever the backend. ``--device`` (torch only): auto takes CUDA when there
   is one and the engine is population (a single network is faster on the CPU), else the CPU.
 
-The shards and the workers are ``act_experiments.sweep_workers``'s, the result files
-``act_experiments.sweep_results``'; this module holds the options, the sweep's settings and its
+The shards and the workers are ``act_experiments.sweeps.workers``'s, the result files
+``act_experiments.sweeps.writing``'; this module holds the options, the sweep's settings and its
 lock, and ``main``.
 
 A member's ``train_time_s`` is its share of its shard's training time: the shard's time
@@ -44,7 +44,7 @@ results go to results/<name>/ (committed):
     sweep.json      the command, the shared options, engine, backend, wall time, machine
 
 For the task characters, bits per character replace sequence error, and classes.csv and
-passage.csv replace difficulty.csv (``act_experiments.characters``).
+passage.csv replace difficulty.csv (``act_experiments.sweeps.per_byte``).
 
 Extra options after the sweep's own are passed to every run unchanged (see ``python -m
 scripts/train.py --help``); every run's options are checked before any worker starts, and the
@@ -72,15 +72,15 @@ import sys
 import time
 from pathlib import Path
 
-from . import tasks
-from .checkpoints import WriteFailed
-from .cli import OneLineParser, build_parser, fail
-from .config import data_sha256, make_config, upgrade
-from .results import write_json
-from .sweep_results import collect, machine
-from .sweep_workers import backend_classes, finished, plan_shards, run_shards
+from act_experiments.data import tasks
+from act_experiments.training.checkpoints import WriteFailed
+from act_experiments.training.cli import OneLineParser, build_parser, fail
+from act_experiments.training.config import data_sha256, make_config, upgrade
+from act_experiments.tables import write_json
+from act_experiments.sweeps.writing import collect, machine
+from act_experiments.sweeps.workers import backend_classes, finished, plan_shards, run_shards
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE, LOCK_FILE = "sweep_config.json", "sweep.lock"
 ENGINES, BACKENDS = ("population", "pool"), ("numpy", "torch")
 # how a run is carried out rather than what it computes: free to change between two sweeps
@@ -153,7 +153,7 @@ def parse_args(argv=None, script="sweep.py", task=None):
     if args.passage_chunks is not None and (args.task != "characters" or args.passage_chunks < 1):
         ap.error("--passage-chunks is for --task characters, and at least 1")
     if args.task == "characters" and args.passage_chunks is None:
-        from .characters import PASSAGE_CHUNKS
+        from act_experiments.sweeps.per_byte import PASSAGE_CHUNKS
         args.passage_chunks = PASSAGE_CHUNKS
     check_name(ap, args.name)
     args.device = resolve_device(ap, args)
@@ -187,7 +187,7 @@ def resolve_device(parser, args):
             return "cpu"
         import torch
         return "cuda" if torch.cuda.is_available() else "cpu"
-    from .backends import TorchBackend
+    from act_experiments.training.backends import TorchBackend
     try:
         TorchBackend.check_config({"device": args.device})
     except ValueError as err:
@@ -394,7 +394,7 @@ def _sweep(argv, script, task):
         trained = run_shards(shards, args.workers, args.engine, args.backend, script)
         train_wall = time.perf_counter() - start
         if args.task == "characters":
-            from . import characters
+            from act_experiments.sweeps import per_byte as characters
             import torch
             torch.set_num_threads(min(4, os.cpu_count() or 1))
             runs = characters.collect(jobs, out_dir, args.passage_chunks)
@@ -416,7 +416,7 @@ def _sweep(argv, script, task):
         if args.first_seed:
             meta["first_seed"] = args.first_seed
         if args.task == "characters":
-            from . import characters
+            from act_experiments.sweeps import per_byte as characters
             meta.update(passage_chunks=args.passage_chunks, corpus=characters.corpus_facts(shared.get("data")),
                         analysis_time_s=round(analysis, 1))
         write_json(out_dir / "sweep.json", meta)

@@ -28,18 +28,18 @@ from pathlib import Path
 
 import numpy as np
 
-from . import tasks, text
-from .checkpoints import load_checkpoint
-from .config import EVAL_STREAM
-from .results import write_csv
-from .sweep_results import run_record
+from act_experiments.data import tasks, text
+from act_experiments.training.checkpoints import load_checkpoint
+from act_experiments.training.config import EVAL_STREAM
+from act_experiments.tables import write_csv
+from act_experiments.sweeps.writing import run_record
 
 PASSAGE_CHUNKS = 4          # the passage: this many consecutive chunks of seq_len bytes
 
 
 def load_backend(folder, device="cpu"):
     """The TorchBackend of a finished run, with its final parameters, and the run's config."""
-    from .backends import TorchBackend
+    from act_experiments.training.backends import TorchBackend
     state, meta = load_checkpoint(Path(folder) / "checkpoint.npz")
     config = dict(meta["config"], device=device)
     backend = TorchBackend(config)

@@ -1,6 +1,6 @@
 """The numbers of a τ sweep, τ by τ: what its tables and figures are made of.
 
-A sweep (act_experiments.results.load_sweep) trains several runs for each τ, one per seed, and
+A sweep (act_experiments.sweeps.reading.load_sweep) trains several runs for each τ, one per seed, and
 the no-ACT baseline. Here the runs are grouped by their key, the taus ascending and NO_ACT last:
 mean and standard error over the seeds (``per_group``, ``table``), and error and ponder against
 the difficulty of the input, seeds pooled (``by_difficulty``).
@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from act_experiments.results import NO_ACT, fixed_key, tau_label
+from act_experiments.sweeps.reading import NO_ACT, fixed_key, tau_label
 
 
 def taus(sweep):

@@ -19,10 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import tasks, training
-from .checkpoints import Damaged, WriteFailed, load_checkpoint, read_log
-from .cli import fail
-from .config import model_sizes
+from act_experiments.data import tasks
+from act_experiments.training import loop
+from act_experiments.training.checkpoints import Damaged, WriteFailed, load_checkpoint, read_log
+from act_experiments.training.cli import fail
+from act_experiments.training.config import model_sizes
 
 # seconds between a worker's progress lines (iterations, rate, time left): a sweep's output, read
 # in a log without a terminal, shows every shard moving at least once a minute
@@ -44,11 +45,11 @@ WORKER_ENV = {**{name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS
 def backend_classes(name):
     """(backend class, population class) of a backend by name."""
     if name == "torch":
-        from .backends import TorchBackend
-        from .populations import TorchPopulation
+        from act_experiments.training.backends import TorchBackend
+        from act_experiments.training.populations import TorchPopulation
         return TorchBackend, TorchPopulation
-    from .backends import NumpyBackend
-    from .populations import NumpyPopulation
+    from act_experiments.training.backends import NumpyBackend
+    from act_experiments.training.populations import NumpyPopulation
     return NumpyBackend, NumpyPopulation
 
 
@@ -92,13 +93,13 @@ def plan_shards(todo, configs, workers, size=None, free=None, script="sweep.py")
 
     todo: the (run_id, options) of the runs to train, in the sweep's order (tau by tau);
     configs: their full configs. Runs share a shard only when they share the shape of the
-    computation and their steps (training.SHARED_BY_POPULATION). size: the most members of a
+    computation and their steps (loop.SHARED_BY_POPULATION). size: the most members of a
     shard (None: even shards, one per worker). free: bytes free for the shards running at once
     (None: ask the machine). A shard that would not fit stops the sweep in one line.
     """
     groups = {}
     for job, config in zip(todo, configs):
-        key = json.dumps({k: config.get(k) for k in training.SHARED_BY_POPULATION}, sort_keys=True)
+        key = json.dumps({k: config.get(k) for k in loop.SHARED_BY_POPULATION}, sort_keys=True)
         groups.setdefault(key, []).append((job, config))
     free = free_bytes(configs[0].get("device", "cpu")) if free is None else free
     side_by_side = max(1, min(workers, len(todo)))
@@ -145,11 +146,11 @@ def _prepare_run(options, backend_cls):
     goes up and stops the sweep, and the folder is kept."""
     if (Path(options["out"]) / "checkpoint.npz").exists():
         try:
-            return training.prepare(options, backend_cls, resume=True)
+            return loop.prepare(options, backend_cls, resume=True)
         except Damaged:
             pass
     shutil.rmtree(options["out"], ignore_errors=True)
-    return training.prepare(options, backend_cls)
+    return loop.prepare(options, backend_cls)
 
 
 _STOPPED = []        # in a worker: the signal that stopped it; it then takes no more work
@@ -178,7 +179,7 @@ def run_shard(task):
         prepared = [_prepare_run(options, backend_cls) for _, options in jobs]
         if engine == "pool":
             for config, checkpoint in prepared:
-                training.train(config, backend_cls, checkpoint=checkpoint, progress=False,
+                loop.train(config, backend_cls, checkpoint=checkpoint, progress=False,
                                report_every=REPORT_EVERY)
         else:
             by_start = {}
@@ -187,9 +188,9 @@ def run_shard(task):
                 by_start.setdefault(start, []).append((config, checkpoint))
             for start in sorted(by_start):
                 configs, checkpoints = zip(*by_start[start])
-                training.train_population(configs, backend_cls, population, checkpoints=checkpoints,
+                loop.train_population(configs, backend_cls, population, checkpoints=checkpoints,
                                           progress=False, report_every=REPORT_EVERY)
-    except training.Stopped as stop:
+    except loop.Stopped as stop:
         _STOPPED.append(stop.signum)    # the checkpoints are written
         return run_ids, stop.signum
     return run_ids, None
@@ -251,7 +252,7 @@ def run_shards(shards, workers, engine, backend, script="sweep.py"):
     except BrokenProcessPool:
         fail(script, "a worker process died (killed, or out of memory?); run the same command again to "
                      "continue from the last checkpoints", 1)
-    except (training.Diverged, ValueError) as err:
+    except (loop.Diverged, ValueError) as err:
         # a run that diverged, or a run folder that cannot be continued: one line, the other runs'
         # checkpoints stay
         fail(script, f"a run stopped the sweep: {err}", 1)

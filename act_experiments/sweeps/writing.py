@@ -5,7 +5,7 @@
     curves.csv      one row per run and evaluation
     sweep.json      the command, the settings, the wall time and the machine (``machine``)
 
-The characters task writes its own files beside these (``act_experiments.characters``).
+The characters task writes its own files beside these (``act_experiments.sweeps.per_byte``).
 """
 
 import json
@@ -14,9 +14,9 @@ import platform
 import sys
 from pathlib import Path
 
-from .checkpoints import read_log
-from .config import upgrade, uses_act
-from .results import write_csv
+from act_experiments.training.checkpoints import read_log
+from act_experiments.training.config import upgrade, uses_act
+from act_experiments.tables import write_csv
 
 def run_record(run_id, folder, metric):
     """One finished run as data: (row of runs.csv, rows of curves.csv, final evaluation).

@@ -36,8 +36,6 @@ it with ``--device cuda`` (or ``cuda:N``), which on a machine without that devic
 one line before anything is written.
 """
 
-import functools
-
 import numpy as np
 
 from act_engine.members import pack_state, unpack_state
@@ -48,7 +46,7 @@ from act_experiments.training.config import init_parameters, model_sizes
 
 
 class NumpyBackend:
-    """An ACTModel and its Adam optimiser, built from a training config (see act_experiments/config.py)."""
+    """An ACTModel and its Adam optimiser, built from a training config (see act_experiments/training/config.py)."""
 
     name = "numpy"
     default_dtype = "float64"
@@ -90,140 +88,142 @@ class NumpyBackend:
         return {k: v.astype(np.float64) for k, v in self.model.params.items()}
 
 
-def __getattr__(name):
-    """TorchBackend, TORCH_DTYPES and BACKENDS, importing PyTorch on first use."""
-    if name in ("TorchBackend", "TORCH_DTYPES"):
-        return _torch_backend()[("TorchBackend", "TORCH_DTYPES").index(name)]
-    if name == "BACKENDS":
-        return {"numpy": NumpyBackend, "torch": _torch_backend()[0]}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# PyTorch and the pieces built on it, imported by _import_torch() when the first TorchBackend is made
+torch = torch_act = act_loss = loss_inputs = statistics = ACT = None
 
 
-@functools.cache
-def _torch_backend():
-    """(TorchBackend, TORCH_DTYPES), built the first time they are asked for: PyTorch loads here."""
-    import torch
+def _import_torch():
+    global torch, torch_act, act_loss, loss_inputs, statistics, ACT
+    if torch is None:
+        import torch as _torch
+        from act_engine import torch_act as _torch_act
+        from act_torch import losses
+        from act_torch.module import ACT as _ACT
+        torch_act, act_loss, loss_inputs, statistics, ACT = (_torch_act, losses.act_loss, losses.loss_inputs,
+                                                             losses.statistics, _ACT)
+        torch = _torch
 
-    from act_engine import torch_act
-    from act_torch.losses import act_loss, loss_inputs, statistics
-    from act_torch.module import ACT
 
-    TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+def _torch_dtypes():
+    _import_torch()
+    return {"float32": torch.float32, "float64": torch.float64}
 
 
-    class TorchBackend:
-        """An ACT module and torch.optim.Adam, built from a training config (see act_experiments/config.py)."""
+class TorchBackend:
+    """An ACT module and torch.optim.Adam, built from a training config (see act_experiments/training/config.py)."""
 
-        name = "torch"
-        default_dtype = "float32"
-        extra_defaults = {"device": "auto"}
-        extra_arguments = (("--device", str, "auto (the CPU: faster than eager CUDA for one network), cpu, cuda, "
-                                             "cuda:1, ..."),)
-        extra_resumable = ("device",)    # a run may continue on another device (not bit-exactly)
+    name = "torch"
+    default_dtype = "float32"
+    extra_defaults = {"device": "auto"}
+    extra_arguments = (("--device", str, "auto (the CPU: faster than eager CUDA for one network), cpu, cuda, "
+                                         "cuda:1, ..."),)
+    extra_resumable = ("device",)    # a run may continue on another device (not bit-exactly)
 
-        @staticmethod
-        def check_config(config):
-            """Refuse a device this machine cannot run on, before anything is written (ValueError)."""
-            name = config["device"]
-            if name == "auto":
-                return
-            try:
-                device = torch.device(name)
-            except (RuntimeError, TypeError) as err:
-                raise ValueError(f"bad device {name!r}: {err}") from None
-            if device.type == "cuda":
-                count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-                if count == 0:
-                    raise ValueError(f"device {name!r}: CUDA is not available here; use --device cpu or auto")
-                if device.index is not None and device.index >= count:
-                    raise ValueError(f"device {name!r}: there {'is' if count == 1 else 'are'} only {count} "
-                                     f"CUDA device{'' if count == 1 else 's'} (cuda:0 to cuda:{count - 1})")
-            elif device.type == "mps":
-                if not torch.backends.mps.is_available():
-                    raise ValueError(f"device {name!r}: MPS is not available here; use --device cpu or auto")
-            elif device.type != "cpu":
-                raise ValueError(f"device {name!r}: expected auto, cpu, cuda, cuda:N or mps")
+    @staticmethod
+    def check_config(config):
+        """Refuse a device this machine cannot run on, before anything is written (ValueError)."""
+        _import_torch()
+        name = config["device"]
+        if name == "auto":
+            return
+        try:
+            device = torch.device(name)
+        except (RuntimeError, TypeError) as err:
+            raise ValueError(f"bad device {name!r}: {err}") from None
+        if device.type == "cuda":
+            count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            if count == 0:
+                raise ValueError(f"device {name!r}: CUDA is not available here; use --device cpu or auto")
+            if device.index is not None and device.index >= count:
+                raise ValueError(f"device {name!r}: there {'is' if count == 1 else 'are'} only {count} "
+                                 f"CUDA device{'' if count == 1 else 's'} (cuda:0 to cuda:{count - 1})")
+        elif device.type == "mps":
+            if not torch.backends.mps.is_available():
+                raise ValueError(f"device {name!r}: MPS is not available here; use --device cpu or auto")
+        elif device.type != "cpu":
+            raise ValueError(f"device {name!r}: expected auto, cpu, cuda, cuda:N or mps")
 
-        def __init__(self, config):
-            D, O, self.loss_kind, self.heads = model_sizes(config)
-            device = config["device"]
-            if device == "auto":
-                # one network: eager CUDA launches a tiny kernel per operation and is slower than
-                # the CPU; populations take the GPU instead (act_engine)
-                device = "cpu"
-            self.device, self.dtype = torch.device(device), TORCH_DTYPES[config["dtype"]]
-            self.tau = config["tau"]
-            self.fixed_ponder = config.get("fixed_ponder")     # None: ACT; F: the fixed-computation control
-            self.model = ACT.from_numpy(init_parameters(config), config["cell"], epsilon=config["epsilon"],
-                                        max_ponder=config["max_ponder"], dtype=self.dtype, device=self.device)
-            self.params = self.model.params()      # name -> nn.Parameter, the paper's names
-            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config["lr"])
+    def __init__(self, config):
+        _import_torch()
+        D, O, self.loss_kind, self.heads = model_sizes(config)
+        device = config["device"]
+        if device == "auto":
+            # one network: eager CUDA launches a tiny kernel per operation and is slower than
+            # the CPU; populations take the GPU instead (act_engine)
+            device = "cpu"
+        self.device, self.dtype = torch.device(device), _torch_dtypes()[config["dtype"]]
+        self.tau = config["tau"]
+        self.fixed_ponder = config.get("fixed_ponder")     # None: ACT; F: the fixed-computation control
+        self.model = ACT.from_numpy(init_parameters(config), config["cell"], epsilon=config["epsilon"],
+                                    max_ponder=config["max_ponder"], dtype=self.dtype, device=self.device)
+        self.params = self.model.params()      # name -> nn.Parameter, the paper's names
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config["lr"])
 
-        def _forward(self, x, y, mask):
-            """Loss (a 0-d tensor with gradient, eq. 12) and the statistics of the batch, as NumPy arrays."""
-            as_t = dict(dtype=self.dtype, device=self.device)
-            target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
-            # the engine's loop: act_torch.act.act_forward's numbers (tests/test_engine_torch.py), faster
-            x = torch.as_tensor(x, **as_t)
-            if self.fixed_ponder is not None:
-                y_hat, N, R = torch_act.fixed_forward(x, self.params, cell=self.model.cell, fixed_ponder=self.fixed_ponder)
-            else:
-                y_hat, N, R = torch_act.act_forward(x, self.params, cell=self.model.cell,
-                                                    epsilon=self.model.epsilon, max_ponder=self.model.max_ponder)
-            loss, wrong, rho = act_loss(y_hat, N, R, target, live, steps, kind=self.loss_kind, heads=self.heads,
-                                        tau=self.tau)
-            return loss, statistics(wrong, rho, N)
+    def _forward(self, x, y, mask):
+        """Loss (a 0-d tensor with gradient, eq. 12) and the statistics of the batch, as NumPy arrays."""
+        as_t = dict(dtype=self.dtype, device=self.device)
+        target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
+        # the engine's loop: act_torch.act.act_forward's numbers (tests/test_engine_torch.py), faster
+        x = torch.as_tensor(x, **as_t)
+        if self.fixed_ponder is not None:
+            y_hat, N, R = torch_act.fixed_forward(x, self.params, cell=self.model.cell, fixed_ponder=self.fixed_ponder)
+        else:
+            y_hat, N, R = torch_act.act_forward(x, self.params, cell=self.model.cell,
+                                                epsilon=self.model.epsilon, max_ponder=self.model.max_ponder)
+        loss, wrong, rho = act_loss(y_hat, N, R, target, live, steps, kind=self.loss_kind, heads=self.heads,
+                                    tau=self.tau)
+        return loss, statistics(wrong, rho, N)
 
-        def train_step(self, x, y, mask):
-            """One Adam step on the batch; returns loss, wrong (B, T), rho (B, T), N (B, T)."""
-            self.optimizer.zero_grad(set_to_none=True)
+    def train_step(self, x, y, mask):
+        """One Adam step on the batch; returns loss, wrong (B, T), rho (B, T), N (B, T)."""
+        self.optimizer.zero_grad(set_to_none=True)
+        loss, stats = self._forward(x, y, mask)
+        loss.backward()
+        for p in self.params.values():
+            if p.grad is None:
+                # a parameter outside the graph (W_h, b_h when --no-act: eq. 20 leaves them no
+                # gradient; with --fixed-ponder nothing reads them) still takes its Adam step with
+                # a zero gradient, as in NumPy
+                p.grad = torch.zeros_like(p)
+        self.optimizer.step()
+        return {"loss": loss.item(), **stats}
+
+    def evaluate(self, x, y, mask):
+        """The same statistics as train_step, without a gradient or an update."""
+        with torch.no_grad():
             loss, stats = self._forward(x, y, mask)
-            loss.backward()
-            for p in self.params.values():
-                if p.grad is None:
-                    # a parameter outside the graph (W_h, b_h when --no-act: eq. 20 leaves them no
-                    # gradient; with --fixed-ponder nothing reads them) still takes its Adam step with
-                    # a zero gradient, as in NumPy
-                    p.grad = torch.zeros_like(p)
-            self.optimizer.step()
-            return {"loss": loss.item(), **stats}
+        return {"loss": loss.item(), **stats}
 
-        @torch.no_grad()
-        def evaluate(self, x, y, mask):
-            """The same statistics as train_step, without a gradient or an update."""
-            loss, stats = self._forward(x, y, mask)
-            return {"loss": loss.item(), **stats}
+    def state_dict(self):
+        """Parameters and Adam state as a flat dict of NumPy arrays (act_engine.members' layout)."""
+        params, m, v, steps = {}, {}, {}, set()
+        for k, p in self.params.items():
+            s = self.optimizer.state.get(p, {})
+            params[k] = p.detach().cpu().numpy()
+            m[k] = s["exp_avg"].cpu().numpy() if s else np.zeros(p.shape, params[k].dtype)
+            v[k] = s["exp_avg_sq"].cpu().numpy() if s else np.zeros(p.shape, params[k].dtype)
+            steps.add(int(s["step"]) if s else 0)
+        assert len(steps) == 1, "every parameter should have taken the same number of Adam steps"
+        return pack_state(params, m, v, steps.pop())
 
-        def state_dict(self):
-            """Parameters and Adam state as a flat dict of NumPy arrays (act_engine.members' layout)."""
-            params, m, v, steps = {}, {}, {}, set()
+    def load_state_dict(self, state):
+        params, m, v, t = unpack_state(state, self.params)
+        as_t = dict(dtype=self.dtype, device=self.device)
+        with torch.no_grad():
             for k, p in self.params.items():
-                s = self.optimizer.state.get(p, {})
-                params[k] = p.detach().cpu().numpy()
-                m[k] = s["exp_avg"].cpu().numpy() if s else np.zeros(p.shape, params[k].dtype)
-                v[k] = s["exp_avg_sq"].cpu().numpy() if s else np.zeros(p.shape, params[k].dtype)
-                steps.add(int(s["step"]) if s else 0)
-            assert len(steps) == 1, "every parameter should have taken the same number of Adam steps"
-            return pack_state(params, m, v, steps.pop())
+                p.copy_(torch.as_tensor(params[k], **as_t))
+                self.optimizer.state.pop(p, None)
+                if t > 0:
+                    # torch's Adam keeps the step count as a float tensor on the CPU; it is read
+                    # with .item(), so any float dtype holding the integer exactly gives the same step
+                    self.optimizer.state[p] = {
+                        "step": torch.tensor(float(t), dtype=torch.float32),
+                        "exp_avg": torch.as_tensor(m[k], **as_t).clone(),
+                        "exp_avg_sq": torch.as_tensor(v[k], **as_t).clone()}
 
-        def load_state_dict(self, state):
-            params, m, v, t = unpack_state(state, self.params)
-            as_t = dict(dtype=self.dtype, device=self.device)
-            with torch.no_grad():
-                for k, p in self.params.items():
-                    p.copy_(torch.as_tensor(params[k], **as_t))
-                    self.optimizer.state.pop(p, None)
-                    if t > 0:
-                        # torch's Adam keeps the step count as a float tensor on the CPU; it is read
-                        # with .item(), so any float dtype holding the integer exactly gives the same step
-                        self.optimizer.state[p] = {
-                            "step": torch.tensor(float(t), dtype=torch.float32),
-                            "exp_avg": torch.as_tensor(m[k], **as_t).clone(),
-                            "exp_avg_sq": torch.as_tensor(v[k], **as_t).clone()}
+    def params_numpy(self):
+        """The current parameters as float64 NumPy arrays (for comparing backends)."""
+        return {k: p.detach().cpu().numpy().astype(np.float64) for k, p in self.params.items()}
 
-        def params_numpy(self):
-            """The current parameters as float64 NumPy arrays (for comparing backends)."""
-            return {k: p.detach().cpu().numpy().astype(np.float64) for k, p in self.params.items()}
 
-    TorchBackend.__qualname__ = "TorchBackend"       # as pickle and tracebacks name it
-    return TorchBackend, TORCH_DTYPES
+BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}

@@ -4,8 +4,8 @@
     python scripts/train.py --backend numpy --task addition --max-digits 2 --out runs/add
     python scripts/train.py --backend numpy --out runs/add --resume --iterations 4000   # continues exactly
 
-``--backend`` picks the backend (``act_experiments.backends``); every other option is a run
-option of ``act_experiments.config``, the same for both backends, plus the backend's own
+``--backend`` picks the backend (``act_experiments.training.backends``); every other option is a run
+option of ``act_experiments.training.config``, the same for both backends, plus the backend's own
 (``--device`` for PyTorch). ``OneLineParser`` is the argparse parser of every script of the
 course: its errors are one line and exit status 2.
 """
@@ -15,11 +15,12 @@ import os
 import shlex
 import sys
 
-from . import tasks
-from .checkpoints import WriteFailed
-from .config import DTYPES, TASK_OF_OPTION
-from .evaluation import headline
-from .training import Diverged, Stopped, prepare, train
+from act_experiments.data import tasks
+from act_experiments.training.checkpoints import WriteFailed
+from act_experiments.training.config import DTYPES, TASK_OF_OPTION
+from act_experiments.training.evaluation import headline
+from act_experiments.training.stopping import Diverged, Stopped
+from act_experiments.training.loop import prepare, train
 
 PROG = "python scripts/train.py"
 DEFAULT_BACKEND = "torch"
@@ -103,7 +104,7 @@ def chosen_backend(argv, backends):
 def main(argv=None, backends=None):
     """Entry point of ``python scripts/train.py``; returns the summary.
 
-    backends: name -> backend class (None: ``act_experiments.backends.BACKENDS``). Every failure
+    backends: name -> backend class (None: ``act_experiments.training.backends.BACKENDS``). Every failure
     the user can act on ends with one line on stderr and a non-zero exit status: 2 for options
     refused, 1 for a diverged run or a file that cannot be written (a full disk, a read-only file
     system, no permission), 130 or 143 after SIGINT or SIGTERM.
@@ -111,7 +112,7 @@ def main(argv=None, backends=None):
     if backends is None:
         # imported here: the backends load PyTorch, which the scripts that borrow OneLineParser
         # do not need
-        from .backends import BACKENDS as backends
+        from act_experiments.training.backends import BACKENDS as backends
     backend = backends[chosen_backend(argv, backends)]
     parser = build_parser(backend, backends=backends)
     options = vars(parser.parse_args(argv))

@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from . import tasks, text
+from act_experiments.data import tasks, text
 from act_engine.members import check_members
 from act_numpy.checks import check_float, check_int
 from act_numpy.params import init_params

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from . import tasks
+from act_experiments.data import tasks
 from act_numpy.model import sequence_steps
 
 

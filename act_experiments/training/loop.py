@@ -2,10 +2,10 @@
 
     summary = training.run({"task": "parity", "bits": 8, "out": "runs/p8"}, TorchBackend)
 
-The command line over it is ``scripts/train.py`` (``act_experiments.cli``); the settings are
-``act_experiments.config``'s, the files ``act_experiments.checkpoints``' and the stops
-``act_experiments.stopping``'s. Everything here is
-plain NumPy and the standard library. A backend (``act_experiments.backends``) is a small class
+The command line over it is ``scripts/train.py`` (``act_experiments.training.cli``); the settings are
+``act_experiments.training.config``'s, the files ``act_experiments.training.checkpoints``' and the stops
+``act_experiments.training.stopping``'s. Everything here is
+plain NumPy and the standard library. A backend (``act_experiments.training.backends``) is a small class
 that knows how to hold a model and take a step; this module does the rest, identically for both:
 
     class Backend:
@@ -43,7 +43,7 @@ run's last intact checkpoint, from which --resume continues once the file can be
 --resume refuses, in one line, a damaged checkpoint or log, options that describe another run,
 and for text a changed --data file (the checkpoint keeps the text's sha256).
 
-What a run measures (sequence error, ponder, bits per character) is ``act_experiments.evaluation``'s.
+What a run measures (sequence error, ponder, bits per character) is ``act_experiments.training.evaluation``'s.
 Only the "time" fields differ between two runs with the same seed.
 """
 
@@ -57,14 +57,14 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from . import tasks
+from act_experiments.data import tasks
 from .checkpoints import (Damaged, WriteFailed, load_checkpoint, log_at_checkpoint, open_log,
                           read_log, save_checkpoint, truncate_log, writing)
 from .config import (DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters, make_config, options_of,
                      upgrade)
-from .results import write_json
-from .evaluation import Tally, by_difficulty, evaluate_runs, headline, text_tau
-from .stopping import Diverged, StopRequests, Stopped
+from act_experiments.tables import write_json
+from act_experiments.training.evaluation import Tally, by_difficulty, evaluate_runs, headline, text_tau
+from act_experiments.training.stopping import Diverged, StopRequests, Stopped
 
 # The loop's names, and beside them the config and checkpoint functions a notebook calls while it
 # trains, reads and resumes runs, so that this one module is all it imports.
