@@ -9,7 +9,9 @@ The same as ``python scripts/sweep.py --task characters ...``: the sweep of
 (classes.csv, passage.csv). Draw the figures with scripts/plot_characters.py.
 """
 
-from act_experiments.sweeps.launch import main
+import sys
+
+from act_experiments.experiments.characters import run
 
 if __name__ == "__main__":
-    main(script="characters.py", task="characters")
+    sys.exit(run())

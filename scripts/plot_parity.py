@@ -14,32 +14,7 @@ act_experiments.experiments.parity.
 
 import sys
 
-import matplotlib
-
-from act_experiments.sweeps import reading
-from act_experiments.figures import save_figures
-from act_experiments.plots import parity
-from act_experiments.training.cli import OneLineParser
-
-
-def main(argv=None):
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
-    ap.add_argument("sweep", nargs="?", default=None,
-                    help="results/<name>/ to plot, or a folder (default: the largest parity sweep in results/)")
-    ap.add_argument("--prefix", default="parity", help="figure file names <prefix>_*.png (default parity)")
-    ap.add_argument("--figures", default=None, help="output folder (default figures/)")
-    args = ap.parse_args(argv)
-    try:
-        sweep = reading.load_sweep(args.sweep or parity.largest_sweep())
-    except (OSError, KeyError, ValueError) as err:
-        sys.exit(f"plot_parity.py: {err}")
-    if reading.task_of(sweep) != "parity":
-        sys.exit(f"plot_parity.py: results/{sweep['name']} holds a {reading.task_of(sweep)} sweep, not parity")
-    parity.print_summary(sweep)
-    for path in save_figures(parity.FIGURES, sweep, args.prefix, args.figures):
-        print("wrote", path)
-
+from act_experiments.experiments.parity import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -14,31 +14,7 @@ act_experiments.experiments.sort.
 
 import sys
 
-import matplotlib
-
-from act_experiments.sweeps import reading
-from act_experiments.figures import print_written, save_figures
-from act_experiments.plots import sort
-from act_experiments.training.cli import OneLineParser
-
-
-def main(argv=None):
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
-    ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS that exists)")
-    ap.add_argument("--figures", help="output folder (default figures/)")
-    ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: sort)")
-    args = ap.parse_args(argv)
-    try:
-        sweep = reading.load_sweep(args.sweep or sort.find_sweep())
-    except (OSError, KeyError, ValueError) as err:
-        sys.exit(f"plot_sort.py: {err}")
-    task = sweep["meta"].get("task", "sort")
-    if task != "sort":
-        sys.exit(f"plot_sort.py: results/{sweep['name']} holds a {task} sweep, not sort")
-    sort.print_summary(sweep)
-    print_written(save_figures(sort.FIGURES, sweep, args.prefix or "sort", args.figures))
-
+from act_experiments.experiments.sort import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -106,7 +106,7 @@ def test_the_pitfalls_script_refuses_bad_input_in_one_line(argv, code, capsys):
 
 
 def test_the_pitfalls_script_refuses_a_folder_with_other_settings_in_one_line(tmp_path, capsys, monkeypatch):
-    script = load("pitfalls")
+    from act_experiments.experiments import pitfalls as script
     (tmp_path / "prefix.csv").write_text(",".join(script.COLUMNS) + "\n")
     (tmp_path / "prefix.json").write_text(json.dumps({"experiment": "prefix", "seeds": 2, "settings": {}}))
     with pytest.raises(SystemExit) as stop:
@@ -116,8 +116,8 @@ def test_the_pitfalls_script_refuses_a_folder_with_other_settings_in_one_line(tm
     assert err.count("\n") == 1 and "other settings" in err and "--force" in err
 
 
-def test_the_pitfalls_script_trains_reads_and_draws_a_tiny_experiment(tmp_path, monkeypatch):
-    script = load("pitfalls")
+def test_the_pitfalls_experiment_trains_reads_and_draws_a_tiny_experiment(tmp_path, monkeypatch):
+    from act_experiments.experiments import pitfalls as script
     monkeypatch.setitem(script.EXPERIMENTS["gallery"]["settings"], "eval_size", 20)
     monkeypatch.setitem(script.EXPERIMENTS["gallery"]["settings"], "eval_every", 1)
     monkeypatch.setitem(script.EXPERIMENTS["gallery"]["settings"], "probe_every", 1)
@@ -125,7 +125,7 @@ def test_the_pitfalls_script_trains_reads_and_draws_a_tiny_experiment(tmp_path, 
     script.run("gallery", seeds=1, iterations=2, pitfalls=["correct", "plain average"], out=tmp_path, log=lines.append)
     assert len(lines) == 2
     from act_experiments.experiments import pitfalls as pitfall_runs
-    rows, record = pitfall_runs.read_results("gallery", tmp_path)
+    rows, record = pitfall_runs.read("gallery", tmp_path)
     assert {r["pitfall"] for r in rows} == {"correct", "plain average"} and len(rows) == 2 * 3
     assert record["settings"]["iterations"] == 2
     summary = pitfall_runs.summarise(rows)

@@ -14,7 +14,8 @@ from act_experiments.sweeps import stats  # noqa: E402
 from act_experiments import tables
 from act_experiments.sweeps import reading
 from act_experiments.figures import save_figures  # noqa: E402
-from act_experiments.plots import architecture, logic_addition  # noqa: E402
+from act_experiments.experiments import logic_addition  # noqa: E402
+from act_experiments.plots import architecture  # noqa: E402
 from act_experiments.plots.style import tau_colours  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

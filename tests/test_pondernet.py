@@ -354,9 +354,9 @@ def test_comparison_tables_round_trip(tmp_path):
     back = pondernet_runs.read_comparison(tmp_path / "out")
     assert back["meta"]["settings"]["bits"] == 4 and len(back["runs"]) == 6
     assert back["runs"][0]["model"] in ("act", "pondernet") and isinstance(back["runs"][0]["seed"], int)
-    act_knob, pn_knob = pondernet_runs.comparison_picks(back)
+    act_knob, pn_knob = pondernet_plots.comparison_picks(back)
     assert act_knob == 1e-2 and pn_knob in (1e-2, 1e-1)
-    picks = pondernet_runs.attention_picks(back, act_knob, pn_knob)
+    picks = pondernet_plots.attention_picks(back, act_knob, pn_knob)
     assert [m for m, _, _ in picks] == ["act", "pondernet"]
     import matplotlib
     matplotlib.use("Agg")

@@ -401,7 +401,7 @@ def test_universal_transformer_numbers_quoted_in_notebook_13():
 
 def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
     from act_experiments.experiments import pitfalls as pitfall_runs
-    rows, meta = pitfall_runs.read_results("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
+    rows, meta = pitfall_runs.read("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
     text = (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
     for name, s in pitfall_runs.summarise(rows).items():
         e, p = s["error"], s["ponder"]
@@ -458,7 +458,7 @@ def test_notebook_05_quotes_the_measured_checks():
 def test_notebook_05_describes_the_sweep_it_shows():
     # section 5 shows plot_parity.largest_sweep(); the text must name that sweep and its settings
     from act_experiments.training import config
-    from act_experiments.plots import parity as plot_parity
+    from act_experiments.experiments import parity as plot_parity
     shown = plot_parity.largest_sweep()
     assert shown == "parity16_gpu"
     text = markdown("05_")
@@ -892,7 +892,7 @@ def test_readme_quotes_the_gpu_parity_sweep():
     failed = [int(r["max_ponder"]) for r in runs("parity16_gpu")
               if r["act"] == "1" and float(r["tau"]) <= 1e-3 and float(r["sequence_error"]) > 0.2]
     assert max(failed) < 100 and f"(up to {min(failed)}–{max(failed)} updates, below the cap)" in row
-    from act_experiments.plots import parity as plot_parity
+    from act_experiments.experiments import parity as plot_parity
     from act_experiments.sweeps.reading import load_sweep
     rise = [c for c in plot_parity.paper_comparison(load_sweep("parity16_gpu")) if c["claim"].startswith("ponder vs bits")]
     assert len(rise) == 1 and not rise[0]["agrees"] and "ponder rises little with the bits (at most about one update), not linearly" in row

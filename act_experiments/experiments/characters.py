@@ -17,17 +17,21 @@ Runs are told apart by "tau" here, None for the no-ACT baseline.
 """
 
 import math
+import sys
 from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from act_experiments.data import text
 from act_experiments import tables
-from act_experiments.sweeps import reading
+from act_experiments.data import text
+from act_experiments.figures import save_figures
 from act_experiments.plots.style import line_style, tau_colours
+from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.stats import taus
+from act_experiments.training.cli import OneLineParser
+
 
 LARGE, SMALL = tables.RESULTS / "characters", tables.RESULTS / "characters_small"
 TABLES = ("curves", "classes", "passage")
@@ -264,3 +268,42 @@ FIGURES = {
     "passage": plot_passage_run,
 }
 
+
+# ---------------------------------------------------------------------------------------------
+# The experiment: run, read, plot, main
+# ---------------------------------------------------------------------------------------------
+
+SCRIPT = "scripts/plot_characters.py"
+DESCRIPTION = 'Figures of a character-prediction sweep written by scripts/characters.py (Graves 2016, section 3.5).'
+
+
+def run(argv=None):
+    """scripts/characters.py: a characters sweep and its per-byte analysis (act_experiments.sweeps.launch,
+    act_experiments.sweeps.per_byte); ``argv`` as scripts/sweep.py takes it, less --task."""
+    return launch.main(argv, script="characters.py", task="characters")
+
+
+def read(folder=None):
+    """A characters sweep (default: default_results()) with its tables curves, classes and passage."""
+    return load(folder)
+
+
+def plot(res, figures=None):
+    """Draw FIGURES of a sweep from ``read`` as <figures or figures/>/characters_*.png; returns the paths."""
+    return save_figures(FIGURES, res, "characters", figures)
+
+
+def main(argv=None):
+    """scripts/plot_characters.py: read a characters sweep, print its summary, draw its figures."""
+    matplotlib.use("Agg")      # files only
+    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
+    ap.add_argument("--results", default=None, help="sweep folder (default: results/characters, else _small)")
+    ap.add_argument("--figures", default=None, help="output folder (default figures/)")
+    args = ap.parse_args(argv)
+    try:
+        res = read(args.results)
+    except (OSError, KeyError, ValueError) as err:
+        sys.exit(f"plot_characters.py: {err}")
+    print_summary(res)
+    for path in plot(res, args.figures):
+        print("wrote", path)

@@ -14,13 +14,19 @@ it for a remainder it does not have); ACT's committed ρ puts its mean N between
 that matches its computation (docs/<task>.md states each claim as it was written before its run).
 """
 
+import sys
 from dataclasses import dataclass
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from act_experiments.sweeps.reading import NO_ACT, fixed_key, load_sweep, task_of
+from act_experiments import tables
+from act_experiments.figures import print_written, save_figure
+from act_experiments.sweeps import launch
+from act_experiments.sweeps.reading import fixed_key, load_sweep, NO_ACT, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, keys, mean_se
+from act_experiments.training.cli import OneLineParser
 
 
 @dataclass(frozen=True)
@@ -181,3 +187,64 @@ def _difficulty_panel(ax, pair, task):
     ax.legend(fontsize=8, frameon=False)
     if task in ("logic", "addition", "sort"):
         ax.set_xticks(np.unique(np.round(values)).astype(int) if values else [])
+
+
+# ---------------------------------------------------------------------------------------------
+# The experiment: run, read, plot, main
+# ---------------------------------------------------------------------------------------------
+
+def describe(task, pair):
+    """The paired numbers and the ladder, as lines of text."""
+    c, d = pair["control"], paired(pair)
+    lines = [f"{task}: ACT tau={c.tau:g} ({c.act}) against fixed F={c.F} ({c.fixed}), seeds {d['seeds']}",
+             "  ACT   " + " ".join(f"{v:.3f}" for v in d["act"]),
+             "  fixed " + " ".join(f"{v:.3f}" for v in d["fixed"]),
+             f"  ACT - fixed: {d['mean']:+.3f} +- {d['se']:.3f} (s.e. of the paired difference); "
+             f"claim (below by 2 s.e.) {'holds' if d['holds'] else 'fails'}"]
+    for r in ladder(pair):
+        lines.append(f"  {str(r['key']):>10}  N {r['updates_low']:5.2f}-{r['updates_high']:5.2f}  "
+                     f"error {r['error']:.3f} +- {r['error_se']:.3f}")
+    return "\n".join(lines)
+
+
+SCRIPT = "scripts/plot_controls.py"
+DESCRIPTION = 'Figures and paired numbers of the fixed-computation controls: adaptivity or computation?'
+
+
+def run(argv):
+    """Train a control: ``argv`` as scripts/sweep.py takes it, with --fixed-ponders (act_experiments.sweeps.launch)."""
+    return launch.main(argv)
+
+
+def read(task):
+    """The committed pair of ``task`` (load_pair)."""
+    return load_pair(task)
+
+
+def plot(task, pair, figures=None):
+    """Draw the control's figure as <figures or figures/>/control_<task>.png; returns [its path]."""
+    fig = plot_control(pair)
+    path = save_figure(fig, f"control_{task}", directory=figures)
+    plt.close(fig)
+    return [path]
+
+
+def main(argv=None):
+    """scripts/plot_controls.py: the paired numbers and the figure of each committed control."""
+    matplotlib.use("Agg")      # files only
+    ap = OneLineParser(prog="plot_controls.py", description=DESCRIPTION)
+    ap.add_argument("tasks", nargs="*", help=f"tasks to draw, of {', '.join(CONTROLS)} (default: "
+                                             "every task whose control is committed)")
+    ap.add_argument("--figures", help="output folder (default figures/)")
+    args = ap.parse_args(argv)
+    unknown = [t for t in args.tasks if t not in CONTROLS]
+    if unknown:
+        ap.error(f"unknown task {unknown[0]!r}; expected some of {', '.join(CONTROLS)}")
+    tasks = args.tasks or [t for t, c in CONTROLS.items() if (tables.RESULTS / c.fixed / "runs.csv").exists()]
+    for task in tasks:
+        try:
+            pair = read(task)
+        except (OSError, KeyError, ValueError) as err:
+            sys.exit(f"plot_controls.py: {err}")
+        print(describe(task, pair))
+        print_written(plot(task, pair, args.figures))

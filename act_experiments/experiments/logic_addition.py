@@ -16,13 +16,19 @@ holds a runs.csv wins, so the full sweep (results/logic/, results/addition/) is 
 committed and the reduced CPU sweeps until then.
 """
 
+import sys
+
+import matplotlib
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.sweeps import reading
+from act_experiments.figures import print_written, save_figures
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import tau_colours
+from act_experiments.sweeps import launch, reading, stats
 from act_experiments.sweeps.stats import taus
+from act_experiments.training.cli import OneLineParser
+
 
 # The sweeps to show, best first: the full-size sweep, then the reduced CPU sweeps, longest first.
 SWEEPS = {
@@ -121,3 +127,49 @@ FIGURES = {
     "learning_curves": plot_learning_curves,
 }
 
+
+# ---------------------------------------------------------------------------------------------
+# The experiment: run, read, plot, main
+# ---------------------------------------------------------------------------------------------
+
+SCRIPT = "scripts/plot_task.py"
+DESCRIPTION = 'Figures of the logic and addition experiments (Graves 2016, sections 3.2 and 3.3) from a tau sweep.'
+
+
+def run(task, argv):
+    """Train a τ sweep of ``task`` ("logic" or "addition"): ``argv`` as scripts/sweep.py takes it, less --task."""
+    if task not in SWEEPS:
+        raise ValueError(f"task must be one of {sorted(SWEEPS)}, got {task!r}")
+    return launch.main(["--task", task, *argv])
+
+
+def read(task, sweep=None):
+    """The sweep results/<sweep>/ of ``task`` (a name or a folder; default: the first of SWEEPS[task]
+    present), as reading.load_sweep gives it. ValueError when it holds another task."""
+    sweep = reading.load_sweep(sweep or find_sweep(task))
+    if reading.task_of(sweep) != task:
+        raise ValueError(f"results/{sweep['name']} holds a {reading.task_of(sweep)} sweep, not {task}")
+    return sweep
+
+
+def plot(sweep, figures=None, prefix=None):
+    """Draw FIGURES of a sweep from ``read`` as <figures or figures/>/<prefix or its task>_*.png; returns the paths."""
+    return save_figures(FIGURES, sweep, prefix or reading.task_of(sweep), figures)
+
+
+def main(argv=None):
+    """scripts/plot_task.py: read a logic or addition sweep, print its table, draw its figures."""
+    matplotlib.use("Agg")      # files only
+    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
+    ap.add_argument("task", choices=sorted(SWEEPS), help="logic or addition")
+    ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS[task] present)")
+    ap.add_argument("--figures", help="output folder (default figures/)")
+    ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: the task's name)")
+    args = ap.parse_args(argv)
+    try:
+        sweep = read(args.task, args.sweep)
+    except (OSError, KeyError, ValueError) as err:
+        sys.exit(f"plot_task.py: {err}")
+    print(describe(sweep))
+    stats.print_table(stats.table(sweep))
+    print_written(plot(sweep, args.figures, args.prefix or args.task))

@@ -18,18 +18,24 @@ The difficulty figure is act_experiments.plots.tau_sweep's, with the chance line
 """
 
 import json
+import sys
 from pathlib import Path
 
+import matplotlib
 import matplotlib.pyplot as plt
 import matplotlib.ticker as ticker
 import numpy as np
 
 from act_experiments import tables
+from act_experiments.figures import save_figures
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import line_style, series_label, tau_colours
+from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.reading import NO_ACT, tau_label
-from act_experiments.sweeps.stats import (baseline_errors, by_difficulty, difficulty_bins, keys, mean_se,
-                                         per_group, table, taus)
+from act_experiments.sweeps.stats import (baseline_errors, by_difficulty, difficulty_bins, keys, mean_se, per_group,
+                                          table, taus)
+from act_experiments.training.cli import OneLineParser
+
 
 BASELINE_COLOUR = "0.35"
 CHANCE = 0.5
@@ -308,3 +314,47 @@ FIGURES = {
     "learning_curves": plot_learning_curves,
 }
 
+
+# ---------------------------------------------------------------------------------------------
+# The experiment: run, read, plot, main
+# ---------------------------------------------------------------------------------------------
+
+SCRIPT = "scripts/plot_parity.py"
+DESCRIPTION = "Draw the paper's parity figures (Graves 2016, section 3.1) from a saved tau sweep."
+
+
+def run(argv):
+    """Train a τ sweep of parity: ``argv`` as scripts/sweep.py takes it, less --task (act_experiments.sweeps.launch)."""
+    return launch.main(["--task", "parity", *argv])
+
+
+def read(sweep=None):
+    """The sweep results/<sweep>/ (a name or a folder; default: the largest parity sweep), as
+    reading.load_sweep gives it. ValueError when it holds another task, FileNotFoundError when none."""
+    sweep = reading.load_sweep(sweep or largest_sweep())
+    if reading.task_of(sweep) != "parity":
+        raise ValueError(f"results/{sweep['name']} holds a {reading.task_of(sweep)} sweep, not parity")
+    return sweep
+
+
+def plot(sweep, figures=None, prefix="parity"):
+    """Draw FIGURES of a sweep from ``read`` as <figures or figures/>/<prefix>_*.png; returns the paths."""
+    return save_figures(FIGURES, sweep, prefix, figures)
+
+
+def main(argv=None):
+    """scripts/plot_parity.py: read a sweep, print its summary, draw its figures."""
+    matplotlib.use("Agg")      # files only
+    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
+    ap.add_argument("sweep", nargs="?", default=None,
+                    help="results/<name>/ to plot, or a folder (default: the largest parity sweep in results/)")
+    ap.add_argument("--prefix", default="parity", help="figure file names <prefix>_*.png (default parity)")
+    ap.add_argument("--figures", default=None, help="output folder (default figures/)")
+    args = ap.parse_args(argv)
+    try:
+        sweep = read(args.sweep)
+    except (OSError, KeyError, ValueError) as err:
+        sys.exit(f"plot_parity.py: {err}")
+    print_summary(sweep)
+    for path in plot(sweep, args.figures, args.prefix):
+        print("wrote", path)

@@ -10,24 +10,30 @@ in-range and extrapolation held-out sets, and the CSV tables it writes and reads
 in ``act_experiments.experiments.pondernet``.
 """
 
+import shlex
+import shutil
+import sys
 import time
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import torch
 
 from act_beyond import pondernet as pn
 from act_engine import adam
 from act_engine.members import check_member
-from act_numpy.checks import check_float, check_int
-from act_numpy.params import PARAM_NAMES, init_params
-from act_torch.act import act_forward
-
-from act_experiments.training import checkpoints, config, loop
 from act_experiments.data import tasks
-from act_experiments.training.backends import TorchBackend
-from act_experiments.training.populations import TorchPopulation
+from act_experiments.figures import save_figures
+from act_experiments.plots import pondernet as pondernet_plots
 from act_experiments.tables import number, read_csv, write_csv, write_json
+from act_experiments.training import checkpoints, config, loop
+from act_experiments.training.backends import TorchBackend
+from act_experiments.training.cli import OneLineParser
+from act_experiments.training.populations import TorchPopulation
+from act_numpy.checks import check_float, check_int
+from act_numpy.params import init_params, PARAM_NAMES
+from act_torch.act import act_forward
 
 
 def initial_params(D, H, O, seed, *, cell="rnn", halting_bias=0.0):
@@ -316,30 +322,109 @@ def read_comparison(folder):
     return tables
 
 
-def by_knob(rows, model, field):
-    """{knob: [values over seeds, in seed order]} of one model's ``field`` in the runs table."""
-    out = {}
-    for row in sorted((r for r in rows if r["model"] == model), key=lambda r: (r["knob"], r["seed"])):
-        out.setdefault(row["knob"], []).append(row[field])
-    return out
+# ---------------------------------------------------------------------------------------------
+# The experiment: run, read, plot, main
+# ---------------------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = "scripts/pondernet.py"
+DESCRIPTION = 'ACT against PonderNet on parity, several seeds and penalties, with an extrapolation test.'
 
 
-def comparison_picks(tables):
-    """(ACT's tau, PonderNet's beta) with the lowest mean in-range error over seeds (the smaller
-    knob on a tie): the settings the per-count and curve figures show."""
-    picks = []
-    for model in ("act", "pondernet"):
-        errors = by_knob(tables["runs"], model, "error_in")
-        picks.append(min(errors, key=lambda knob: (float(np.mean(errors[knob])), knob)))
-    return tuple(picks)
+def floats(text):
+    return tuple(float(v) for v in text.split(","))
 
 
-def attention_picks(tables, act_knob, pn_knob):
-    """[(model, knob, seed)] for ACT at act_knob and PonderNet at pn_knob: each the seed with the
-    lowest in-range error (the smaller seed on a tie)."""
-    picks = []
-    for model, knob in (("act", act_knob), ("pondernet", pn_knob)):
-        rows = [r for r in tables["runs"] if r["model"] == model and r["knob"] == knob]
-        best = min(rows, key=lambda r: (r["error_in"], r["seed"]))
-        picks.append((model, knob, best["seed"]))
-    return picks
+def ints(text):
+    return tuple(int(v) for v in text.split(","))
+
+
+def build_parser():
+    D = COMPARISON_DEFAULTS
+    p = OneLineParser(prog="python scripts/pondernet.py", description=DESCRIPTION)
+    p.add_argument("--name", help="results/<name>/ (required unless --plot)")
+    p.add_argument("--plot", metavar="NAME", help="only redraw the figures of results/NAME/")
+    p.add_argument("--bits", type=int, default=D["bits"])
+    p.add_argument("--train-max", type=int, help="train on 1..train-max non-zero bits (default: bits // 2)")
+    p.add_argument("--hidden", type=int, default=D["hidden"])
+    p.add_argument("--batch-size", type=int, default=D["batch_size"])
+    p.add_argument("--lr", type=float, default=D["lr"])
+    p.add_argument("--iterations", type=int, default=D["iterations"])
+    p.add_argument("--chunk", type=int, default=D["chunk"], help="iterations between measurements")
+    p.add_argument("--seeds", type=ints, default=D["seeds"], help="comma-separated, e.g. 0,1,2,3")
+    p.add_argument("--taus", type=floats, default=D["taus"], help="ACT's time penalties, comma-separated")
+    p.add_argument("--betas", type=floats, default=D["betas"], help="PonderNet's KL weights, comma-separated")
+    p.add_argument("--lambda-p", type=float, default=D["lambda_p"], help="PonderNet's geometric prior")
+    p.add_argument("--max-steps", type=int, default=D["max_steps"], help="step limit of both (ACT's cap M)")
+    p.add_argument("--eval-size", type=int, default=D["eval_size"])
+    p.add_argument("--force", action="store_true", help="delete runs/pondernet/<name>/ first")
+    return p
+
+
+def plot(tables, name, figures=None):
+    """Draw the figures of a comparison's tables as <figures or figures/>/pondernet_<name>_*.png; returns the paths."""
+    s = tables["meta"]["settings"]
+    act_knob, pn_knob = pondernet_plots.comparison_picks(tables)
+    drawings = {
+        "errors": pondernet_plots.figure_errors,
+        "counts": lambda t: pondernet_plots.figure_counts(t, act_knob, pn_knob),
+        "attention": lambda t: pondernet_plots.figure_attention(t, pondernet_plots.attention_picks(t, act_knob, pn_knob)),
+        "curves": pondernet_plots.figure_curves,
+    }
+    if s["train_max"] == s["bits"]:
+        drawings.pop("counts")        # no extrapolation: the error per count says little more
+    return save_figures(drawings, tables, f"pondernet_{name}", figures)
+
+
+def read(name):
+    """The tables of results/<name>/ (read_comparison)."""
+    return read_comparison(ROOT / "results" / name)
+
+
+def draw(name):
+    """Draw the figures of results/<name>/ into figures/; returns the paths."""
+    matplotlib.use("Agg")
+    return plot(read(name), name)
+
+
+def run(settings, name, force=False, command=None, progress=print):
+    """Train the comparison ``settings`` into results/<name>/ (ACT's run folders in runs/pondernet/<name>/,
+    refused when they exist unless ``force``); returns its tables."""
+    work = ROOT / "runs" / "pondernet" / name
+    if work.exists():
+        if not force:
+            raise ValueError(f"{work.relative_to(ROOT)} exists: pass --force to delete it and start over")
+        shutil.rmtree(work)
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    tables = run_comparison(settings, work=work, progress=progress)
+    tables["meta"]["command"] = command
+    tables["meta"]["wall_time_s"] = round(time.perf_counter() - start, 1)
+    write_comparison(tables, ROOT / "results" / name)
+    return tables
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.plot:
+            for path in draw(args.plot):
+                print("wrote", path.relative_to(ROOT))
+            return 0
+        if not args.name or "/" in args.name:
+            raise ValueError("--name must name a folder under results/ (no '/')")
+        settings = {"bits": args.bits, "train_max": args.train_max if args.train_max is not None else args.bits // 2,
+                    "hidden": args.hidden, "batch_size": args.batch_size, "lr": args.lr,
+                    "iterations": args.iterations, "chunk": args.chunk, "seeds": args.seeds, "taus": args.taus,
+                    "betas": args.betas, "lambda_p": args.lambda_p, "max_steps": args.max_steps,
+                    "eval_size": args.eval_size}
+        command = "python scripts/pondernet.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+        run(settings, args.name, force=args.force, command=command, progress=lambda line: print(line, flush=True))
+        print(f"wrote results/{args.name}/")
+        for path in draw(args.name):
+            print("wrote", path.relative_to(ROOT))
+    except (ValueError, FileNotFoundError) as err:
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
+    return 0

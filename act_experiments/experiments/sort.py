@@ -20,14 +20,19 @@ the number of updates N of a step lies between rho - 1 and rho.
 """
 
 import math
+import sys
 
+import matplotlib
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.sweeps import reading
+from act_experiments.figures import print_written, save_figures
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import tau_colours
+from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.stats import print_table, table, taus
+from act_experiments.training.cli import OneLineParser
+
 
 # Folders under results/ to draw, best first: the full sweep, then the reduced CPU fallbacks.
 SWEEPS = ("sort", "sort_long", "sort_small")
@@ -131,3 +136,46 @@ FIGURES = {
     "learning_curves": plot_learning_curves,
 }
 
+
+# ---------------------------------------------------------------------------------------------
+# The experiment: run, read, plot, main
+# ---------------------------------------------------------------------------------------------
+
+SCRIPT = "scripts/plot_sort.py"
+DESCRIPTION = 'Figures of the sort experiment (Graves 2016, section 3.4) from a committed tau sweep.'
+
+
+def run(argv):
+    """Train a τ sweep of sort: ``argv`` as scripts/sweep.py takes it, less --task (act_experiments.sweeps.launch)."""
+    return launch.main(["--task", "sort", *argv])
+
+
+def read(sweep=None):
+    """The sweep results/<sweep>/ (a name or a folder; default: the first of SWEEPS that exists), as
+    reading.load_sweep gives it. ValueError when it holds another task, FileNotFoundError when none."""
+    sweep = reading.load_sweep(sweep or find_sweep())
+    task = sweep["meta"].get("task", "sort")
+    if task != "sort":
+        raise ValueError(f"results/{sweep['name']} holds a {task} sweep, not sort")
+    return sweep
+
+
+def plot(sweep, figures=None, prefix="sort"):
+    """Draw FIGURES of a sweep from ``read`` as <figures or figures/>/<prefix>_*.png; returns the paths."""
+    return save_figures(FIGURES, sweep, prefix, figures)
+
+
+def main(argv=None):
+    """scripts/plot_sort.py: read a sweep, print its summary, draw its figures."""
+    matplotlib.use("Agg")      # files only
+    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
+    ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS that exists)")
+    ap.add_argument("--figures", help="output folder (default figures/)")
+    ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: sort)")
+    args = ap.parse_args(argv)
+    try:
+        sweep = read(args.sweep)
+    except (OSError, KeyError, ValueError) as err:
+        sys.exit(f"plot_sort.py: {err}")
+    print_summary(sweep)
+    print_written(plot(sweep, args.figures, args.prefix or "sort"))

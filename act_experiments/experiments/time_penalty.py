@@ -15,12 +15,20 @@ sweep per task, the one with the most training (headline), so that each stays re
 With no sweep at all, each figure says so.
 """
 
+from pathlib import Path
+
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
+from act_experiments import tables
+from act_experiments.figures import print_written, save_figures
 from act_experiments.plots.style import legend_right
+from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.reading import NO_ACT, task_of, tau_label
 from act_experiments.sweeps.stats import baseline_errors, mean_se, table
+from act_experiments.training.cli import OneLineParser
+
 
 TASK_COLOUR = {"parity": "tab:blue", "logic": "tab:orange", "addition": "tab:green", "sort": "tab:purple"}
 LINE_STYLES = ("-", "--", "-.", ":")
@@ -192,3 +200,43 @@ FIGURES = {
     "seed_spread": plot_seed_spread,
 }
 
+
+# ---------------------------------------------------------------------------------------------
+# The experiment: run, read, plot, main
+# ---------------------------------------------------------------------------------------------
+
+SCRIPT = "scripts/plot_time_penalty.py"
+DESCRIPTION = 'What the time penalty tau does, across every committed sweep (Graves 2016, eq. 12 and section 3).'
+
+
+def run(argv):
+    """Train one more τ sweep for these figures: ``argv`` as scripts/sweep.py takes it (act_experiments.sweeps.launch)."""
+    return launch.main(argv)
+
+
+def read(results=tables.RESULTS):
+    """Every sweep in ``results`` that these figures use (reading.find_sweeps); [] when there is none."""
+    return reading.find_sweeps(results)
+
+
+def plot(sweeps, figures=None):
+    """Draw FIGURES of the sweeps from ``read`` as <figures or figures/>/time_penalty_*.png; returns the paths."""
+    return save_figures(FIGURES, sweeps, "time_penalty", figures)
+
+
+def main(argv=None):
+    """scripts/plot_time_penalty.py: every committed sweep, one line each in three figures."""
+    matplotlib.use("Agg")      # files only
+    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
+    ap.add_argument("--results", default=str(tables.RESULTS), help="folder holding the sweeps (default results/)")
+    ap.add_argument("--figures", help="output folder (default figures/)")
+    args = ap.parse_args(argv)
+    if not Path(args.results).is_dir():
+        # a mistyped folder must not redraw the committed figures as "no sweeps"
+        ap.exit(1, f"plot_time_penalty.py: error: --results {args.results} is not a folder\n")
+    sweeps = read(args.results)
+    if sweeps:
+        print_summary(sweeps)
+    else:
+        print("no committed sweeps found: the figures say so")
+    print_written(plot(sweeps, args.figures))
