@@ -136,7 +136,7 @@ def test_a_run_takes_F_updates_everywhere_and_F_one_equals_no_act(tmp_path, back
                            progress=False)
     assert summary["config"]["max_ponder"] == 3
     log = loop.read_log(tmp_path / "f3" / "log.jsonl")
-    assert all(r["max_ponder"] == 3 and r["mean_ponder"] == 4.0 for r in log)      # N = 3, rho = N + 1
+    assert all(r["max_N"] == 3 and r["mean_ponder"] == 4.0 for r in log)      # N = 3, rho = N + 1
     f1 = loop.run({**SMALL, "fixed_ponder": 1, "out": str(tmp_path / "f1")}, BACKENDS[backend], progress=False)
     f0 = loop.run({**SMALL, "no_act": True, "out": str(tmp_path / "f0")}, BACKENDS[backend], progress=False)
     assert f1["final_eval"]["loss"] == f0["final_eval"]["loss"]

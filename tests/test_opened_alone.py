@@ -112,7 +112,8 @@ def test_the_wheel_carries_the_committed_sweeps_and_every_subpackage(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)],
                    check=True, capture_output=True)
     probe = ("import act_experiments.sweeps.reading as r, act_experiments.experiments.parity as p\n"
-             "print(r.RESULTS)\n"
+             "import act_experiments.tables as t\n"
+             "print(t.RESULTS)\n"
              "print(len(r.find_sweeps(verbose=False)), p.largest_sweep())\n")
     env = {**os.environ, "PYTHONPATH": str(site)}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)

@@ -187,8 +187,8 @@ def sweep_process(tmp_path, name, args, lines):
 
 def sweep_driver(tmp_path):
     """A Python program that runs the sweep engine with its ROOT moved to tmp_path."""
-    return (f"import sys; from act_experiments import sweeps; from pathlib import Path; "
-            f"sweeps.ROOT = Path({str(tmp_path)!r}); sweeps.main(sys.argv[1:])")
+    return (f"import sys; from act_experiments.sweeps import launch; from pathlib import Path; "
+            f"launch.ROOT = Path({str(tmp_path)!r}); launch.main(sys.argv[1:])")
 
 
 def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
@@ -343,7 +343,8 @@ def test_a_numpy_worker_starts_without_pytorch():
     """PyTorch's import costs a NumPy sweep's every worker most of a second: the NumPy backend, its
     population and the loop load without it, and TorchBackend and TorchPopulation still import."""
     code = ("import sys\n"
-            "from act_experiments import sweep_workers, training\n"
+            "from act_experiments.sweeps import workers\n"
+            "from act_experiments.training import loop\n"
             "workers.backend_classes('numpy')\n"
             "print('torch' in sys.modules)\n"
             "from act_experiments.training.backends import BACKENDS, TorchBackend\n"

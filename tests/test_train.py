@@ -114,10 +114,13 @@ def test_log_and_summary_fields(tmp_path, backend):
     assert [r["iteration"] for r in train] == [2, 4, 6]          # every --log-every
     assert [r["iteration"] for r in evals] == [0, 3, 6]          # at 0, every --eval-every, at the end
     for r in log:
-        assert {"loss", "sequence_error", "mean_ponder", "max_ponder"} <= set(r)
+        assert {"loss", "sequence_error", "mean_ponder", "max_N"} <= set(r)      # read_log: the code's names
         assert 0.0 <= r["sequence_error"] <= 1.0 and r["loss"] > 0
-        assert 1.0 <= r["mean_ponder"] <= 101.0 and 1 <= r["max_ponder"] <= 100
-        assert isinstance(r["max_ponder"], int)
+        assert 1.0 <= r["mean_ponder"] <= 101.0 and 1 <= r["max_N"] <= 100
+        assert isinstance(r["max_N"], int)
+    # the file keeps the name it has always had for the largest N (checkpoints.FILE_NAMES)
+    first = json.loads((tmp_path / "run" / "log.jsonl").read_text().splitlines()[0])
+    assert "max_ponder" in first and "max_N" not in first
     assert all(set(TIME_FIELDS) <= set(r) for r in evals)
     final = summary["final_eval"]
     assert final["sequence_error"] == evals[-1]["sequence_error"]
@@ -142,7 +145,7 @@ def test_sequence_error_is_the_fraction_of_sequences_with_a_mistake():
     fields = tally.fields()
     assert fields["sequence_error"] == 0.5                   # 2 of 4 sequences have a mistake
     assert fields["mean_ponder"] == pytest.approx(17 / 9)    # rho over the 9 steps of the sequences
-    assert fields["max_ponder"] == 4 and fields["loss"] == 1.5
+    assert fields["max_N"] == 4 and fields["loss"] == 1.5
 
 
 @pytest.mark.parametrize("task", ["logic", "addition", "sort"])
@@ -272,7 +275,7 @@ def test_torch_float64_step_matches_numpy(task):
 def test_no_act_takes_exactly_one_update_per_input(tmp_path, backend):
     summary, log = small_run(tmp_path, "noact", backend, task="logic", no_act=True)
     assert summary["config"]["max_ponder"] == 1
-    assert all(r["max_ponder"] == 1 for r in log)
+    assert all(r["max_N"] == 1 for r in log)
     # with M = 1: N = 1 and R = 1 at every step of every sequence, so rho = 2
     assert all(r["mean_ponder"] == 2.0 for r in log)
     assert all(d["ponder"] == 2.0 for d in summary["final_eval"]["by_difficulty"])

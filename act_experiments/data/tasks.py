@@ -54,13 +54,14 @@ addition
     limited to 1..10; ``max_digits`` is limited to 1..17 so that sums fit in int64.
     The sequence length is uniform on 1..max_numbers and T = max_numbers.
 sort
-    K (uniform on 2..max_length) numbers drawn from N(0, 1) are shown at steps 0..K-1 with
-    input ``(value, flag)``; the end-of-input flag is 1 **on the last number** (step K-1), so
+    n (uniform on 2..max_length) numbers drawn from N(0, 1) are shown at steps 0..n-1 with
+    input ``(value, flag)``; the end-of-input flag is 1 **on the last number** (step n-1), so
     the network knows the input has ended at the same step it sees the last value. Then come
-    K output steps t = K..2K-1 with zero input, where the target at t = K + j is the index
-    (0..K-1) of the j-th smallest input (ascending). T = 2 * max_length; the tail after the
-    outputs is zero padding. Only the K output steps have mask 1. The output is a
-    max_length-way softmax (15 by default).
+    n output steps t = n..2n-1 with zero input, where the target at t = n + j is the index
+    (0..n-1) of the j-th smallest input (ascending). T = 2 * max_length; the tail after the
+    outputs is zero padding. Only the n output steps have mask 1. The output is a
+    max_length-way softmax (15 by default). (The course's texts call the length K, as the
+    figures do; the code says n, since K is the engine's number of stacked networks.)
 
 The paper's character prediction experiment is registered here as a fifth task, "characters"
 (options ``seq_len`` and ``data``; x (B, seq_len, 256) one-hot bytes, y (B, seq_len) the next
@@ -214,7 +215,7 @@ def difficulty(task, x, y, mask):
     parity   (B,)    number of non-zero input bits
     logic    (B, T)  number of gates in each vector (0 on padding)
     addition (B, T)  number of digits of each input number (0 on padding)
-    sort     (B,)    sequence length K (number of numbers to sort)
+    sort     (B,)    sequence length n (how many numbers to sort)
     characters (B, T) class of the input byte, 1..6 (text.BYTE_CLASSES: letter, digit, space, ...)
     """
     _check_task(task)
@@ -338,23 +339,23 @@ def _addition(rng, batch, max_numbers, max_digits):
 
 def _sort(rng, batch, max_length):
     T = 2 * max_length
-    K = rng.integers(2, max_length + 1, size=batch)
+    n = rng.integers(2, max_length + 1, size=batch)      # (B,) how many numbers each row sorts
     values = rng.standard_normal((batch, max_length))
-    shown = np.arange(max_length)[None, :] < K[:, None]
+    shown = np.arange(max_length)[None, :] < n[:, None]
     values = np.where(shown, values, 0.0)
 
     x = np.zeros((batch, T, 2))
     x[:, :max_length, 0] = values
     rows = np.arange(batch)
-    x[rows, K - 1, 1] = 1.0  # end-of-input flag on the last number
+    x[rows, n - 1, 1] = 1.0  # end-of-input flag on the last number
 
-    # unused slots sort to the end, so the first K entries of each order are the answer
+    # unused slots sort to the end, so the first n entries of each order are the answer
     order = np.argsort(np.where(shown, values, np.inf), axis=1, kind="stable")
     y = np.zeros((batch, T), dtype=np.int64)
     mask = np.zeros((batch, T))
-    b, j = np.nonzero(shown)  # j-th output of row b, for j < K[b]
-    y[b, K[b] + j] = order[b, j]
-    mask[b, K[b] + j] = 1.0
+    b, j = np.nonzero(shown)  # j-th output of row b, for j < n[b]
+    y[b, n[b] + j] = order[b, j]
+    mask[b, n[b] + j] = 1.0
     return x, y, mask
 
 

@@ -55,7 +55,7 @@ def label(tau):
 
 
 def table(res):
-    """One row per tau (ascending, then no ACT): seeds, bits/char mean/min/max, mean ponder."""
+    """One row per tau (ascending, then no ACT): seeds, bits/char mean/min/max, mean ponder, largest N."""
     out = []
     for tau in taus(res) + [None]:
         rows = [r for r in res["runs"] if r["tau"] == tau]
@@ -65,7 +65,7 @@ def table(res):
         out.append({"tau": tau, "seeds": len(rows), "bits_per_char": float(bpc.mean()),
                     "min": float(bpc.min()), "max": float(bpc.max()),
                     "ponder": float(np.mean([r["mean_ponder"] for r in rows])),
-                    "max_ponder": int(max(r["max_ponder"] for r in rows))})
+                    "max_N": int(max(r["max_N"] for r in rows))})
     return out
 
 
@@ -74,7 +74,7 @@ def print_summary(res):
     print(f"{res['name']}: {len(res['runs'])} runs, {res['runs'][0]['iterations']} iterations each")
     for t in table(res):
         print(f"{label(t['tau']):>10s}: {t['bits_per_char']:.3f} bits/char (min {t['min']:.3f}, max {t['max']:.3f}, "
-              f"{t['seeds']} seeds), mean ponder {t['ponder']:.2f}, max N {t['max_ponder']}")
+              f"{t['seeds']} seeds), mean ponder {t['ponder']:.2f}, max N {t['max_N']}")
 
 
 def passage_of(res, run):
@@ -238,9 +238,9 @@ def plot_passage(codes, rho, title="", width=80, cmap="YlOrRd"):
 
 def pinned(res, run):
     """Whether a run's ponder reached the cap M somewhere in its final evaluation."""
-    cap = res["meta"].get("shared_options", {}).get("max_ponder", 100)
+    M = res["meta"].get("shared_options", {}).get("max_ponder", 100)     # the cap, as sweep.json names it
     r = next(r for r in res["runs"] if r["run"] == run)
-    return r["tau"] is not None and r["max_ponder"] >= cap
+    return r["tau"] is not None and r["max_N"] >= M
 
 
 def pick_passage_run(res, tau=PAPER_TAU):

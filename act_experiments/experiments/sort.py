@@ -68,16 +68,16 @@ def describe(sweep):
 
 
 def chance_error(max_length):
-    """Sequence error of a guesser that emits a random permutation of the K inputs.
+    """Sequence error of a guesser that emits a random permutation of the n inputs.
 
-    It is right with probability 1/K!, and K is uniform on 2..max_length.
+    It is right with probability 1/n!, and the length n is uniform on 2..max_length.
     """
-    Ks = np.arange(2, max_length + 1)
-    return 1.0 - float(np.mean([1.0 / math.factorial(int(k)) for k in Ks]))
+    lengths = np.arange(2, max_length + 1)
+    return 1.0 - float(np.mean([1.0 / math.factorial(int(n)) for n in lengths]))
 
 
 def best_tau(sweep):
-    """The row of sweep_stats.table with the lowest mean error among the ACT taus."""
+    """The row of stats.table with the lowest mean error among the ACT taus."""
     return min((r for r in table(sweep) if r["key"] != reading.NO_ACT), key=lambda r: r["error"])
 
 
@@ -110,14 +110,14 @@ def plot_error_vs_ponder(sweep):
 
 
 def plot_length(sweep):
-    Ks = np.arange(2, int(options(sweep)["max_length"]) + 1)
+    lengths = np.arange(2, int(options(sweep)["max_length"]) + 1)
 
     def chance(ax):
-        ax.plot(Ks, [1 - 1 / math.factorial(int(k)) for k in Ks], ":", color=CHANCE_COLOUR, lw=1,
+        ax.plot(lengths, [1 - 1 / math.factorial(int(n)) for n in lengths], ":", color=CHANCE_COLOUR, lw=1,
                 label="random permutation")
 
     return tau_sweep.plot_difficulty(
-        sweep, colours(sweep), xlabel="sequence length K (numbers to sort)", xticks=Ks,
+        sweep, colours(sweep), xlabel="sequence length K (numbers to sort)", xticks=lengths,
         ponder_label="mean ponder ρ per step", error_label="sequence error rate", error_ylim=(-0.02, 1.02),
         reference=chance, title="Sort: ponder and error against length (line: seeds pooled; top, band: lowest "
                                 "to highest seed)\n" + describe(sweep))

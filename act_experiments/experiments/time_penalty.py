@@ -35,7 +35,7 @@ LINE_STYLES = ("-", "--", "-.", ":")
 
 
 def per_tau(sweep):
-    """The rows of sweep_stats.table for the taus (ascending), without the baseline."""
+    """The rows of stats.table for the taus (ascending), without the baseline."""
     return [r for r in table(sweep) if r["key"] != NO_ACT]
 
 

@@ -87,7 +87,7 @@ def plot_difficulty(sweep, colours, title, xlabel, xticks, ponder_label, error_l
     seed spread figures show them). `xlabel` and `xticks` (None: matplotlib's) describe the
     difficulty axis, `ponder_label` and `error_label` the two y axes; `reference`, when given,
     is a function that draws a reference (e.g. chance) on the error axes. `shown`: the keys to
-    draw (default every key); `edges`: difficulty bins (sweep_stats.difficulty_bins).
+    draw (default every key); `edges`: difficulty bins (stats.difficulty_bins).
     """
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.8, 7), sharex=True)
     highest_error = 0.0

@@ -19,8 +19,10 @@ every table carries its run's
     "seed"  the run's seed
     "fixed_ponder"  F for the control, else None (runs.csv files from before it have no column)
 
-and its other fields as numbers (None where empty). ``find_sweep`` and ``find_sweeps`` say which
-folders hold a sweep; ``tau_label`` is how a key is written in tables and on axes.
+and its other fields as numbers (None where empty); runs.csv's max_ponder, the largest N(t) of the
+final evaluation, is "max_N" here (max_ponder in the code is the cap M alone). ``find_sweep`` and
+``find_sweeps`` say which folders hold a sweep; ``tau_label`` is how a key is written in tables
+and on axes.
 """
 
 import json
@@ -28,6 +30,7 @@ from pathlib import Path
 
 from act_experiments.data.tasks import ALL_TASKS, TASKS
 from act_experiments.tables import RESULTS, number, read_csv
+from act_experiments.training.checkpoints import from_file
 
 NO_ACT = "no ACT"                          # the key of the baseline runs (a τ key is a float)
 TAU_TABLES = ("difficulty", "curves")      # a τ sweep's tables beside runs.csv
@@ -40,7 +43,9 @@ def fixed_key(F):
 
 
 def _fields(row, skip=()):
-    return {k: (v if k in TEXT_FIELDS else number(v)) for k, v in row.items() if k not in skip}
+    """A CSV row's fields as numbers (TEXT_FIELDS as text), named as the code names them (from_file:
+    runs.csv's max_ponder, the largest N(t), is max_N)."""
+    return from_file({k: (v if k in TEXT_FIELDS else number(v)) for k, v in row.items() if k not in skip})
 
 
 def sweep_folder(name_or_path, results=RESULTS):

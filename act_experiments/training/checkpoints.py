@@ -4,7 +4,8 @@ What a run writes into its output folder (``--out``):
 
     log.jsonl       one JSON object per line:
                     {"kind": "train", "iteration", "loss", "sequence_error", "mean_ponder",
-                     "max_ponder"}  averaged over the last --log-every iterations, and
+                     "max_ponder" (the largest N(t), max_N in the code: FILE_NAMES)}  over the last
+                    --log-every iterations, and
                     {"kind": "eval", ...the same fields on the held-out set..., "time_s",
                      "train_time_s"}  every --eval-every iterations (and at 0 and at the end)
     checkpoint.npz  parameters, optimiser state, iteration, data-generator state, the open log
@@ -99,6 +100,22 @@ def atomic_write(path, mode="w"):
         raise
 
 
+# The largest N(t) a run reached is "max_ponder" in log.jsonl, summary.json and runs.csv, as it has
+# always been written; in the code it is max_N, so that max_ponder means the cap M alone.
+FILE_NAMES = {"max_N": "max_ponder"}
+
+
+def to_file(fields):
+    """A record of measured fields with the names the files use (FILE_NAMES)."""
+    return {FILE_NAMES.get(k, k): v for k, v in fields.items()}
+
+
+def from_file(record):
+    """A record read from a file with the names the code uses (the inverse of to_file)."""
+    back = {v: k for k, v in FILE_NAMES.items()}
+    return {back.get(k, k): v for k, v in record.items()}
+
+
 def open_log(path):
     """log.jsonl opened to append records (binary: a checkpoint counts its bytes with tell())."""
     with writing(path):
@@ -144,9 +161,10 @@ def _parse_log(lines, path):
 
 
 def read_log(path):
-    """The records of a log.jsonl as a list of dicts (Damaged naming the file if it is damaged)."""
+    """The records of a log.jsonl as a list of dicts, fields as the code names them (``from_file``);
+    Damaged naming the file if it is damaged."""
     with open(path, "rb") as f:
-        return _parse_log(f, path)
+        return [from_file(record) for record in _parse_log(f, path)]
 
 
 def log_at_checkpoint(path, meta):

@@ -2,12 +2,13 @@
 
     tally = Tally()
     tally.add(stats, mask)           # stats of one batch, as a backend's train_step returns them
-    tally.fields(tau)                # {"loss", "sequence_error", "mean_ponder", "max_ponder"[, "bits_per_char"]}
+    tally.fields(tau)                # {"loss", "sequence_error", "mean_ponder", "max_N"[, "bits_per_char"]}
 
 Sequence error is the paper's metric: the fraction of sequences with at least one wrong
 prediction. The characters task (text.py) adds "bits_per_char": the cross-entropy L of eq. (12)
 without the ponder cost, per predicted byte, in bits. Mean ponder is the mean of rho_t over the
-steps of the sequences, max ponder the largest N(t).
+steps of the sequences, max_N the largest N(t) (below the cap M, ``max_ponder``; the files call it
+"max_ponder": act_experiments.training.checkpoints.FILE_NAMES).
 """
 
 import math
@@ -45,7 +46,7 @@ class Tally:
         """The logged fields; with tau, also bits per target (per character, for text)."""
         s = self.sums
         fields = {"loss": s["loss"] / s["rows"], "sequence_error": s["errors"] / s["rows"],
-                  "mean_ponder": s["rho"] / s["steps"], "max_ponder": s["max_N"]}
+                  "mean_ponder": s["rho"] / s["steps"], "max_N": s["max_N"]}
         if tau is not None:
             # eq. (12) read backwards: L = L^ - tau P, summed over the rows, per target, in bits
             fields["bits_per_char"] = (s["loss"] - tau * s["rho"]) / s["targets"] / math.log(2)

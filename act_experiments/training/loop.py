@@ -58,11 +58,12 @@ import numpy as np
 from tqdm import tqdm
 
 from act_experiments.data import tasks
-from .checkpoints import (Damaged, WriteFailed, load_checkpoint, log_at_checkpoint, open_log,
-                          read_log, save_checkpoint, truncate_log, writing)
-from .config import (DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters, make_config, options_of,
-                     upgrade)
 from act_experiments.tables import write_json
+from act_experiments.training.checkpoints import (Damaged, WriteFailed, load_checkpoint, log_at_checkpoint,
+                                                  open_log, read_log, save_checkpoint, to_file, truncate_log,
+                                                  writing)
+from act_experiments.training.config import (DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters,
+                                             make_config, options_of, upgrade)
 from act_experiments.training.evaluation import Tally, by_difficulty, evaluate_runs, headline, text_tau
 from act_experiments.training.stopping import Diverged, StopRequests, Stopped
 
@@ -240,7 +241,7 @@ class _Run:
     def write(self, record):
         with self.writing(self.log_path):
             try:
-                self.log.write((json.dumps(record) + "\n").encode())
+                self.log.write((json.dumps(to_file(record)) + "\n").encode())
                 self.log.flush()       # the record is the OS's before any later checkpoint counts it
             except OSError:
                 # close the log now, dropping what could not be written: closing it later would
@@ -274,7 +275,7 @@ class _Run:
         return {
             "backend": backend_name,
             "iterations": c["iterations"],
-            "final_eval": {**fields, "by_difficulty": by_difficulty(c["task"], *self.held_out, wrong, rho)},
+            "final_eval": {**to_file(fields), "by_difficulty": by_difficulty(c["task"], *self.held_out, wrong, rho)},
             "time_s": self.time_before + elapsed,
             "train_time_s": self.train_time,
             "iterations_per_s": c["iterations"] / self.train_time if self.train_time > 0 else None,
