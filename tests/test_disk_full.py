@@ -200,7 +200,7 @@ def test_a_population_names_the_run_whose_file_failed(tmp_path):
 
 @pytest.fixture
 def root(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweeps, "ROOT", tmp_path)
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
     return tmp_path
 
 

@@ -335,7 +335,7 @@ def test_the_summary_is_replaced_in_one_step(tmp_path, monkeypatch):
         with checkpoints.atomic_write(path) as f:
             f.write('{"backend": "num')
             raise OSError("disk full")
-    monkeypatch.setattr(training, "write_json", broken_write_json)
+    monkeypatch.setattr(loop, "write_json", broken_write_json)
     with pytest.raises(OSError):
         loop.run({"out": str(out), "iterations": 4}, NumpyBackend, resume=True, progress=False)
     assert (out / "summary.json").read_text() == before

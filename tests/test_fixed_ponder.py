@@ -178,7 +178,7 @@ def sweep_status(capsys, *argv):
 
 @pytest.fixture
 def root(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweeps, "ROOT", tmp_path)
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
     return tmp_path
 
 

@@ -25,7 +25,7 @@ SWEEP = ["--name", "tiny", "--task", "parity", "--bits", "3", "--hidden", "4", "
 
 @pytest.fixture
 def swept(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweeps, "ROOT", tmp_path)
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
     launch.main(SWEEP)
     return tmp_path
 
@@ -54,7 +54,7 @@ def test_progress_rows_are_the_logs_means(swept, capsys):
 
 
 def test_a_sweep_that_has_not_started_is_one_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sweeps, "ROOT", tmp_path)
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
     with pytest.raises(SystemExit) as exit_info:
         progress.main(["nosuch", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err.strip()

@@ -307,3 +307,7 @@ def main(argv=None):
     print_summary(res)
     for path in plot(res, args.figures):
         print("wrote", path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -248,3 +248,7 @@ def main(argv=None):
             sys.exit(f"plot_controls.py: {err}")
         print(describe(task, pair))
         print_written(plot(task, pair, args.figures))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -358,3 +358,7 @@ def main(argv=None):
         runs, usage = run(out, seeds, rates, depths, dict(SETTINGS, iterations=args.iterations))
     print_summary(runs)
     print_written(plot(runs, usage, args.figures))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

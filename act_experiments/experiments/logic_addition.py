@@ -173,3 +173,7 @@ def main(argv=None):
     print(describe(sweep))
     stats.print_table(stats.table(sweep))
     print_written(plot(sweep, args.figures, args.prefix or args.task))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

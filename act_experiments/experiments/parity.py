@@ -358,3 +358,7 @@ def main(argv=None):
     print_summary(sweep)
     for path in plot(sweep, args.figures, args.prefix):
         print("wrote", path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,6 +12,7 @@ committed experiments (``EXPERIMENTS``) run, resume and are read back through
 act_experiments.experiments.runner, and their figures are drawn here.
 """
 
+import sys
 import time
 
 import matplotlib
@@ -19,14 +20,13 @@ import numpy as np
 import torch
 
 from act_beyond import pitfalls as pf
-from act_numpy.checks import check_float, check_int
-from act_numpy.params import init_params
-from act_torch.losses import loss_inputs
-
 from act_experiments.data import tasks
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
 from act_experiments.tables import RESULTS
+from act_numpy.checks import check_float, check_int
+from act_numpy.params import init_params
+from act_torch.losses import loss_inputs
 
 
 def _batch_fn(pitfall, task, options):
@@ -407,3 +407,7 @@ def main(argv=None):
     return runner.main(argv, script=SCRIPT, description=DESCRIPTION, experiments=EXPERIMENTS,
                        entries_of=lambda experiment: pf.PITFALLS, entry_option="--pitfalls", run=run, plot=plot,
                        out=COMMITTED, figures_help="draw figures/pitfalls_*.png")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -428,3 +428,7 @@ def main(argv=None):
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

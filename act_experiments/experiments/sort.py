@@ -179,3 +179,7 @@ def main(argv=None):
         sys.exit(f"plot_sort.py: {err}")
     print_summary(sweep)
     print_written(plot(sweep, args.figures, args.prefix or "sort"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -15,6 +15,7 @@ sweep per task, the one with the most training (headline), so that each stays re
 With no sweep at all, each figure says so.
 """
 
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -240,3 +241,7 @@ def main(argv=None):
     else:
         print("no committed sweeps found: the figures say so")
     print_written(plot(sweeps, args.figures))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

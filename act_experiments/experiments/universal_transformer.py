@@ -14,20 +14,19 @@ command line of scripts/universal_transformer.py.
 """
 
 import math
+import sys
 import time
 
 import matplotlib
 import numpy as np
 import torch
 
-from act_beyond import pitfalls
-from act_beyond import universal_transformer as ut
-from act_numpy.checks import check_float, check_int
-
+from act_beyond import pitfalls, universal_transformer as ut
 from act_experiments import course
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
 from act_experiments.tables import RESULTS
+from act_numpy.checks import check_float, check_int
 
 
 def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, epsilon=0.01, eval_every=100,
@@ -343,3 +342,7 @@ def main(argv=None):
     return runner.main(argv, script=SCRIPT, description=DESCRIPTION, experiments=EXPERIMENTS,
                        entries_of=lambda experiment: EXPERIMENTS[experiment]["entries"], entry_option="--entries",
                        run=run, plot=plot, out=COMMITTED, figures_help="draw figures/universal_transformer_*.png")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
