@@ -13,7 +13,7 @@ command line and the one-line parser every script uses).
 ``sweeps``: τ x seed sweeps. ``launch`` (scripts/sweep.py: plan, run, collect), ``workers`` (shards
 and worker processes); ``writing`` writes runs.csv and its tables, ``per_byte`` writes what a
 characters sweep measures byte by byte, ``reading`` reads a sweep folder, ``stats`` computes its
-numbers per τ.
+numbers per τ, ``progress`` reads what unfinished sweeps have logged.
 
 ``experiments``: one module per experiment with ``run``, ``read``, ``plot`` and ``main``:
 ``parity``, ``logic_addition``, ``sort``, ``characters``, ``time_penalty``, ``controls``,

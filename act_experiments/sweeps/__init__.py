@@ -5,5 +5,6 @@
 collects finished runs into results/<name>/runs.csv (writes); ``per_byte``: what a characters
 sweep measures byte by byte (writes classes.csv, passage.csv); ``reading``: a sweep folder as
 plain Python data (reads); ``stats``: means, standard errors and difficulty bins of a sweep that
-was read (computes).
+was read (computes); ``progress``: what unfinished sweeps have learned so far, from their logs
+(scripts/sweep_progress.py).
 """
