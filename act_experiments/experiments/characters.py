@@ -14,6 +14,9 @@ figures, characters_*.png:
               stayed below the cap M
 
 Runs are told apart by "tau" here, None for the no-ACT baseline.
+
+``run`` is scripts/characters.py (the sweep and its per-byte analysis), ``read`` reads a sweep,
+``plot`` draws FIGURES and ``main`` is scripts/plot_characters.py.
 """
 
 import math

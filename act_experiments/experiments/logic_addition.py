@@ -14,6 +14,9 @@ Four figures per sweep, <task>_*.png by default:
 Which sweep: SWEEPS lists, per task, the folders under results/ to try in order; the first that
 holds a runs.csv wins, so the full sweep (results/logic/, results/addition/) is shown once it is
 committed and the reduced CPU sweeps until then.
+
+``run`` trains a logic or addition sweep (scripts/sweep.py --task ...), ``read`` reads one, ``plot``
+draws FIGURES and ``main`` is scripts/plot_task.py.
 """
 
 import sys

@@ -15,6 +15,9 @@ The sweep shown by default is the largest parity sweep under results/ (``largest
 The difficulty figure is act_experiments.plots.tau_sweep's, with the chance line and only a few
 τ; the others are drawn here, older than tau_sweep and differing from its figures in details
 (sizes, the chance line, a log ponder axis) that the committed PNGs keep.
+
+``run`` trains a parity sweep (scripts/sweep.py --task parity), ``read`` reads one, ``plot`` draws
+FIGURES and ``main`` is scripts/plot_parity.py.
 """
 
 import json

@@ -124,7 +124,7 @@ def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="
 
     pitfall: a name of PITFALLS (or a Pitfall). Initial weights from act_numpy.params.init_params
     with np.random.default_rng([seed, 0]), training batches from default_rng([seed, 1]) and the
-    held-out set from default_rng([seed, 2]), as act_experiments.training draws them; so two
+    held-out set from default_rng([seed, 2]), as act_experiments.training.loop draws them; so two
     entries with the same seed start from the same weights and see the same batches (the prefix
     entry sees its own data). Every ``probe_every`` iterations the gradient reaching the halting
     bias b_h is split into its data part and its ponder part (tau P).

@@ -55,7 +55,7 @@ class Population:
     (1e-3), "halting_bias" (0.0). The shared settings: bits and the training range of non-zero
     counts (``task_options``, as ``tasks.make_batch`` takes them), hidden, max_steps, batch_size,
     cell, dtype. Member k draws its batches from default_rng([seed, 1]), the stream an ACT run
-    of that seed reads in ``act_experiments.training``, so the two see the same data.
+    of that seed reads in ``act_experiments.training.loop``, so the two see the same data.
     """
 
     def __init__(self, members, *, task_options, hidden=64, max_steps=20, batch_size=128, cell="rnn",

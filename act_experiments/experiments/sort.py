@@ -17,6 +17,9 @@ sweeps, longest first; the first with a runs.csv is drawn.
 A note on the ponder numbers: the sweep records rho = N + R (eq. 10). A step that halts after
 one update has N = 1 and R = 1, so rho = 2, which is what the no-ACT baseline shows. For ACT,
 the number of updates N of a step lies between rho - 1 and rho.
+
+``run`` trains a sort sweep (scripts/sweep.py --task sort), ``read`` reads one, ``plot`` draws
+FIGURES and ``main`` is scripts/plot_sort.py.
 """
 
 import math

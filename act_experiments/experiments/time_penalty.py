@@ -13,6 +13,9 @@ sweep per task, the one with the most training (headline), so that each stays re
                       a τ depends on the seed
 
 With no sweep at all, each figure says so.
+
+``run`` trains one more sweep (scripts/sweep.py), ``read`` finds every sweep, ``plot`` draws
+FIGURES and ``main`` is scripts/plot_time_penalty.py.
 """
 
 import sys

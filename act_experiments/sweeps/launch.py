@@ -394,10 +394,10 @@ def _sweep(argv, script, task):
         trained = run_shards(shards, args.workers, args.engine, args.backend, script)
         train_wall = time.perf_counter() - start
         if args.task == "characters":
-            from act_experiments.sweeps import per_byte as characters
+            from act_experiments.sweeps import per_byte
             import torch
             torch.set_num_threads(min(4, os.cpu_count() or 1))
-            runs = characters.collect(jobs, out_dir, args.passage_chunks)
+            runs = per_byte.collect(jobs, out_dir, args.passage_chunks)
         else:
             runs = collect(jobs, out_dir)
         analysis = time.perf_counter() - start - train_wall
@@ -416,8 +416,8 @@ def _sweep(argv, script, task):
         if args.first_seed:
             meta["first_seed"] = args.first_seed
         if args.task == "characters":
-            from act_experiments.sweeps import per_byte as characters
-            meta.update(passage_chunks=args.passage_chunks, corpus=characters.corpus_facts(shared.get("data")),
+            from act_experiments.sweeps import per_byte
+            meta.update(passage_chunks=args.passage_chunks, corpus=per_byte.corpus_facts(shared.get("data")),
                         analysis_time_s=round(analysis, 1))
         write_json(out_dir / "sweep.json", meta)
     if args.task == "characters":

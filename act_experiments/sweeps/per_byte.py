@@ -8,7 +8,7 @@ checkpoint and run once more, on the CPU, over
   - a fixed passage of held-out text (text.passage), cut into consecutive chunks of seq_len
     bytes, each chunk its own sequence from the zero state as in training: the paper's Figure 23.
 
-``collect`` writes what the sweep commits for the task (see ``act_experiments.sweeps``):
+``collect`` writes what the sweep commits for the task (see ``act_experiments.sweeps.launch``):
 
     runs.csv      the sweep's row per run with bits per char in place of sequence error, and the
                   mean ponder of the first step of a chunk (just after the reset) and of the rest

@@ -3,7 +3,7 @@
 ``plan_shards`` splits the unfinished runs of a sweep into populations of runs that share the
 shape of the computation, within the memory free for them; ``run_shards`` trains the shards in
 worker processes (``run_shard`` in each), and ends the sweep in one line when a worker stops, is
-killed, or cannot write a file. How a sweep uses them: ``act_experiments.sweeps``.
+killed, or cannot write a file. How a sweep uses them: ``act_experiments.sweeps.launch``.
 """
 
 import json

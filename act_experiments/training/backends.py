@@ -3,10 +3,10 @@
     python scripts/train.py --backend numpy --task parity --bits 8 --hidden 32 --lr 1e-3 --iterations 2000
     python scripts/train.py --backend torch --task parity --bits 16 --hidden 128 --lr 1e-3 --iterations 5000
 
-The loop, options, logs and checkpoints are the same for both (``act_experiments.training``,
-``config``, ``checkpoints``), so both train, log and resume the same way; a backend only says
-how it builds the network from a config, takes one step and saves its state (the interface is
-in ``training``'s docstring). Both start from ``config.init_parameters``, so a seed gives the
+The loop, options, logs and checkpoints are the same for both (``loop``, ``config`` and
+``checkpoints`` of act_experiments.training), so both train, log and resume the same way; a
+backend only says how it builds the network from a config, takes one step and saves its state
+(the interface is in ``loop``'s docstring). Both start from ``config.init_parameters``, so a seed gives the
 same initial weights in NumPy and PyTorch, and both save the same checkpoint layout
 (``act_engine.members.pack_state``, as a population's members), so either can read the other's
 parameters.
