@@ -1,6 +1,6 @@
 """The Universal Transformer's runs (notebook 13, scripts/universal_transformer.py): training, and the committed comparison.
 
-    run = train_ut(depth=None, tau=1e-2, iterations=600, seed=0)   # ACT per position
+    result = train_ut(depth=None, tau=1e-2, iterations=600, seed=0)   # ACT per position
     rows, meta = read("compute")                                    # results/universal_transformer/
     run("cap", seeds=1, iterations=50, out="/tmp/ut")               # train what /tmp/ut lacks
     plot("/tmp/ut", figures="/tmp/figures")                         # figures/universal_transformer_*.png
