@@ -22,11 +22,11 @@ fraction of the batch that executes it, zbar_l = (1/B) sum_b z_bl, is pulled tow
 (The paper writes it as a mean over the blocks; a sum is the same loss with lambda multiplied by
 the number of blocks.)
 
-This module holds the pieces and a small training loop, all in PyTorch:
+This module holds the pieces, all in PyTorch (the training loop is the experiment's,
+``act_experiments.experiments.convnet_aig.train``):
 
     data = load_digits_split(seed=0)                       # scikit-learn's 8 x 8 digits, offline
     model = build(gates="hard", blocks=6, seed=0)          # a ConvNet-AIG; "soft"; "none" = ResNet
-    history = train(model, data, target_rate=0.5, seed=0)
     result = evaluate(model, data["x_test"], data["y_test"])
     result["accuracy"], result["z"].mean()                 # accuracy, fraction of blocks executed
 
@@ -36,8 +36,7 @@ gate logits (B, 2) with column 0 "skip" and column 1 "execute", gates z (B,) per
 
 Randomness: the initial weights come from torch's default initialisers, which take no generator;
 ``build`` draws them inside ``torch.random.fork_rng`` after ``torch.manual_seed(seed)``, so the
-global generator is left as it was. Batches and Gumbel noise come from torch.Generators seeded
-from ``seed``.
+global generator is left as it was. Gumbel noise comes from a torch.Generator passed in.
 """
 
 import math
@@ -305,7 +304,7 @@ def gate_macs(channels=16, hidden=16, size=8):
 
 
 # ---------------------------------------------------------------------------------------------
-# the loss and training
+# the loss
 # ---------------------------------------------------------------------------------------------
 
 def target_rate_loss(z, target, reduction="sum"):
@@ -324,55 +323,6 @@ def target_rate_loss(z, target, reduction="sum"):
         raise ValueError(f"reduction must be 'sum' or 'mean', got {reduction!r}")
     per_block = (float(target) - z.mean(dim=0)) ** 2
     return per_block.sum() if reduction == "sum" else per_block.mean()
-
-
-def train(model, data, *, target_rate=0.6, rate_weight=2.0, iterations=400, batch_size=128, lr=3e-3, seed=0,
-          log_every=0):
-    """Train ``model`` on data["x_train"], data["y_train"] with Adam, its learning rate falling from
-    ``lr`` to 0 along a half cosine (torch's CosineAnnealingLR):
-
-        loss = cross-entropy + rate_weight * target_rate_loss(z, target_rate)
-
-    (no rate term for gates="none"). Batches are drawn without replacement, epoch by epoch, by a
-    generator seeded with ``seed``; the Gumbel noise by a second one. Returns a list of records
-    {iteration, loss, ce, rate_loss, executed} every ``log_every`` iterations and at the last one
-    (executed: the batch's mean gate value).
-    """
-    if iterations < 1 or batch_size < 2:
-        raise ValueError(f"need iterations >= 1 and batch_size >= 2, got {iterations} and {batch_size}")
-    if rate_weight < 0:
-        raise ValueError(f"rate_weight must be >= 0, got {rate_weight!r}")
-    if not 0 <= target_rate <= 1:
-        raise ValueError(f"target_rate must lie in [0, 1], got {target_rate!r}")
-    x, y = data["x_train"], data["y_train"]
-    batches = torch.Generator().manual_seed(seed)
-    noise = torch.Generator().manual_seed(seed + 7919)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    # the learning rate falls along a half cosine to 0 at the last iteration: a short run then ends
-    # at a settled point instead of wherever the last large step left it
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=iterations)
-    model.train()
-    order, at = torch.randperm(len(y), generator=batches), 0
-    history = []
-    for it in range(1, iterations + 1):
-        if at + batch_size > len(y):
-            order, at = torch.randperm(len(y), generator=batches), 0
-        idx = order[at:at + batch_size]
-        at += batch_size
-        logits, z = model(x[idx], generator=noise)
-        ce = F.cross_entropy(logits, y[idx])
-        rate = target_rate_loss(z, target_rate) if model.gates != "none" and z.shape[1] else ce.new_zeros(())
-        loss = ce + rate_weight * rate
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        schedule.step()
-        if (log_every and it % log_every == 0) or it == iterations:
-            history.append({"iteration": it, "loss": loss.item(), "ce": ce.item(), "rate_loss": rate.item(),
-                            "executed": z.mean().item() if z.shape[1] else 0.0,
-                            "rates": z.mean(0).tolist()})          # per block: share of the batch running it
-    model.eval()
-    return history
 
 
 @torch.no_grad()

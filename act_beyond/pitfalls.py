@@ -36,7 +36,7 @@ regulariser (``kl_halting_to_prior`` | ``kl_prior_to_halting``, the one ``KLDivL
 computes) and the cost of a batched ponder loop (``batch_loop_steps``).
 
 ``PITFALLS`` names each bug with what it does and the equation it breaks;
-``act_experiments.pitfall_runs.train_variant`` trains one of them on a small task and records error,
+``act_experiments.experiments.pitfalls.train_variant`` trains one of them on a small task and records error,
 ponder and the gradient reaching the halting bias.
 """
 

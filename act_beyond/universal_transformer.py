@@ -37,7 +37,7 @@ The pieces:
   every position, no halting).
 - ``make_chains``: the task, pointer chains whose depth varies from position to position.
 - ``train_ut``, ``evaluate``: a short training run and its measurements per chain depth.
-- ``read_results``, ``summarise``: the committed comparison (scripts/universal_transformer.py).
+- training runs and the committed comparison are act_experiments.experiments.universal_transformer's.
 """
 
 import math

@@ -16,7 +16,7 @@ device. Halting, masks and ponder cost are per member and per sequence, exactly 
 run; the ponder loop goes on while any row of any member is still running, and the steps a row
 takes after it halted get weight p = 0, as in ``act_torch.act.act_forward``.
 
-Member k trained here follows the same run trained alone (``act_experiments.backends.TorchBackend``):
+Member k trained here follows the same run trained alone (``act_experiments.training.backends.TorchBackend``):
 the same forward (eqs 3-13), the same loss (eq. 12, batch means) and torch's Adam, written out
 on the stacked tensors so that every member keeps its own learning rate. In float64 the two
 agree to rounding (tests/test_population.py).

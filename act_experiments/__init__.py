@@ -1,15 +1,31 @@
-"""The experiment side of the course, shared by the NumPy and PyTorch backends.
+"""The experiment side of the course, shared by the NumPy and PyTorch backends, by job.
 
-``tasks``, ``text``: the paper's four synthetic tasks and the character corpus (the data).
-``training``: one training loop for both backends, for one run or a population, over
+``data``: the data. ``tasks`` (the paper's four synthetic tasks and characters, ``make_batch``),
+``text`` (the character corpus).
+
+``training``: the training machinery, one loop for both backends, for one run or a population.
 ``config`` (options, defaults, seed streams), ``checkpoints`` (logs and checkpoints written in
-one step), ``evaluation`` (what a run measures) and ``stopping`` (signals, divergence);
-``backends``: how NumPy and PyTorch hold a model; ``cli``: the command line of scripts/train.py.
-``sweeps``: tau x seed sweeps (their shards and workers in ``sweep_workers``, their results files
-in ``sweep_results``);
-``characters``: what a characters sweep measures byte by byte. ``results``, ``sweep_stats``:
-reading the committed sweeps and their numbers per tau. ``plots``: the figures, one module per
-experiment; ``figures``: where figures are written. ``course``: what every notebook's setup and
-check cells use (the settings a learner or CI may change from outside, and checks that record
-their margin).
+one step; the files' names at their edge), ``evaluation`` (what a run measures), ``stopping``
+(signals, divergence), ``loop`` (the loop), ``backends`` (how NumPy and PyTorch hold one network),
+``populations`` (the engine's populations from training configs), ``cli`` (scripts/train.py's
+command line and the one-line parser every script uses).
+
+``sweeps``: τ x seed sweeps. ``launch`` (scripts/sweep.py: plan, run, collect), ``workers`` (shards
+and worker processes); ``writing`` writes runs.csv and its tables, ``per_byte`` writes what a
+characters sweep measures byte by byte, ``reading`` reads a sweep folder, ``stats`` computes its
+numbers per τ, ``progress`` reads what unfinished sweeps have logged.
+
+``experiments``: one module per experiment with ``run``, ``read``, ``plot`` and ``main``:
+``parity``, ``logic_addition``, ``sort``, ``characters``, ``time_penalty``, ``controls``,
+``pitfalls``, ``pondernet``, ``universal_transformer``, ``convnet_aig``; ``runner`` runs an
+experiment of named entries over seeds.
+
+``plots``: what several figures share (``style``, ``tau_sweep``, ``architecture``, ``pondernet``).
+``figures``: where and how figures are written (byte for byte the same). ``tables``: where the
+committed results are (``RESULTS``) and CSV / JSON files written in one step. ``course``: what
+every notebook's setup and check cells use. ``grading``: grading the exercises.
+
+Adding an experiment: one new module in ``experiments`` with ``run``, ``read``, ``plot`` and
+``main`` (its model, if it has one, in act_beyond); see ``act_experiments.experiments`` and
+docs/adding_an_experiment.md.
 """

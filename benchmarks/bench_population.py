@@ -28,10 +28,11 @@ import time
 import numpy as np
 import torch
 
-from act_experiments import tasks, training
-from act_experiments.backends import NumpyBackend, TorchBackend
-from act_experiments.populations import NumpyPopulation
-from act_experiments.populations import TorchPopulation
+from act_experiments.data import tasks
+from act_experiments.training import loop
+from act_experiments.training.backends import NumpyBackend, TorchBackend
+from act_experiments.training.populations import NumpyPopulation
+from act_experiments.training.populations import TorchPopulation
 from bench_act import halting_bias_for
 
 SIZES = {  # the paper's sizes (section 3): parity 64 bits, tanh RNN 128, batch 128; logic LSTM 128, batch 16
@@ -43,12 +44,12 @@ SIZES = {  # the paper's sizes (section 3): parity 64 bits, tanh RNN 128, batch 
 def configs(size, K, ponder, dtype, backend, device="cpu"):
     bias = halting_bias_for(ponder)
     extra = {"device": device} if backend is TorchBackend else {}
-    return [training.make_config(dict(SIZES[size], seed=k, tau=1e-3, halting_bias=bias, dtype=dtype,
+    return [loop.make_config(dict(SIZES[size], seed=k, tau=1e-3, halting_bias=bias, dtype=dtype,
                                       out="unused", **extra), backend) for k in range(K)]
 
 
 def data_for(config):
-    rng = np.random.default_rng([config["seed"], training.DATA_STREAM])
+    rng = np.random.default_rng([config["seed"], loop.DATA_STREAM])
     return tasks.make_batch(config["task"], rng, config["batch_size"], **config["task_options"])
 
 

@@ -4,7 +4,7 @@
         [--workers 2] [--ponder 3] [--setups pool:torch,population:torch,population:numpy]
     python benchmarks/bench_sweep.py --realistic [--iterations 150] [--sizes logic]
 
-Each setup runs the same sweep with scripts/sweep.py's engine (act_experiments.sweeps.main) in a
+Each setup runs the same sweep with scripts/sweep.py's engine (act_experiments.sweeps.launch.main) in a
 temporary folder: --networks runs (4 taus x networks/4 seeds, no baseline), --iterations
 Adam steps each, one evaluation of 16 sequences at the end, on --workers worker processes with
 one thread each. Every input takes about --ponder ponder steps (the halting bias is set as in
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from act_experiments import sweeps
+from act_experiments.sweeps import launch
 from bench_act import halting_bias_for
 
 SIZES = {
@@ -49,9 +49,9 @@ def run(size, engine, backend, args, folder):
         argv += ["--taus", TAUS, "--seeds", str(args.networks // 4), "--no-baseline", "--eval-every", "0",
                  "--eval-size", "16", "--log-every", str(args.iterations),
                  "--halting-bias", f"{halting_bias_for(args.ponder):.6f}"]
-    sweeps.ROOT = folder
+    launch.ROOT = folder
     start = time.perf_counter()
-    sweeps.main(argv)
+    launch.main(argv)
     return time.perf_counter() - start
 
 

@@ -5,11 +5,13 @@
         --iterations 300 --eval-every 50 --eval-size 100
 
 The same as ``python scripts/sweep.py --task characters ...``: the sweep of
-``act_experiments/sweeps.py``, then the per-byte analysis of ``act_experiments/characters.py``
+``act_experiments/sweeps/launch.py``, then the per-byte analysis of ``act_experiments/sweeps/per_byte.py``
 (classes.csv, passage.csv). Draw the figures with scripts/plot_characters.py.
 """
 
-from act_experiments.sweeps import main
+import sys
+
+from act_experiments.experiments.characters import run
 
 if __name__ == "__main__":
-    main(script="characters.py", task="characters")
+    sys.exit(run())

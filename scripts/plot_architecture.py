@@ -7,20 +7,9 @@ The drawing, and how to read it: act_experiments.plots.architecture. Nothing in 
 and save_figure writes the same bytes every time.
 """
 
+import sys
 
-import matplotlib
-
-from act_experiments.plots import architecture
-from act_experiments.cli import OneLineParser
-
-
-def main(argv=None):
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
-    ap.add_argument("--figures", help="output folder (default figures/)")
-    args = ap.parse_args(argv)
-    print(f"wrote {architecture.save(args.figures)}")
-
+from act_experiments.plots.architecture import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

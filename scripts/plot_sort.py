@@ -9,36 +9,12 @@ The input is what scripts/sweep.py leaves in results/<sweep>/ (runs.csv, difficu
 curves.csv, sweep.json). It prints the error and ponder per tau and saves four PNGs,
 sort_*.png (or <prefix>_*.png), through act_experiments.figures.save_figure, so the same CSV
 files always give the same bytes. What each figure shows, and which sweep is the default:
-act_experiments.plots.sort.
+act_experiments.experiments.sort.
 """
 
 import sys
 
-import matplotlib
-
-from act_experiments import results
-from act_experiments.figures import print_written, save_figures
-from act_experiments.plots import sort
-from act_experiments.cli import OneLineParser
-
-
-def main(argv=None):
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=__doc__.splitlines()[0])     # errors in one line
-    ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS that exists)")
-    ap.add_argument("--figures", help="output folder (default figures/)")
-    ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: sort)")
-    args = ap.parse_args(argv)
-    try:
-        sweep = results.load_sweep(args.sweep or sort.find_sweep())
-    except (OSError, KeyError, ValueError) as err:
-        sys.exit(f"plot_sort.py: {err}")
-    task = sweep["meta"].get("task", "sort")
-    if task != "sort":
-        sys.exit(f"plot_sort.py: results/{sweep['name']} holds a {task} sweep, not sort")
-    sort.print_summary(sweep)
-    print_written(save_figures(sort.FIGURES, sweep, args.prefix or "sort", args.figures))
-
+from act_experiments.experiments.sort import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

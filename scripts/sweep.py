@@ -4,10 +4,10 @@
         --iterations 3000 --taus 1e-4,1e-3,1e-2,1e-1 --seeds 3
 
 The runs train as populations by default (``--engine pool``: one process per run). Options,
-files and guarantees: ``act_experiments/sweeps.py`` or ``python scripts/sweep.py --help``.
+files and guarantees: ``act_experiments/sweeps/launch.py`` or ``python scripts/sweep.py --help``.
 """
 
-from act_experiments.sweeps import main
+from act_experiments.sweeps.launch import main
 
 if __name__ == "__main__":
     main()

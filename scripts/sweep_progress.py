@@ -15,93 +15,9 @@ log in runs/sweeps/<name>/<run>/log.jsonl. This script turns those logs into
 and prints, per sweep and τ, the latest window's mean training error. Nothing is trained.
 """
 
-import json
 import sys
-from pathlib import Path
 
-from act_experiments.checkpoints import read_log
-from act_experiments.cli import OneLineParser
-from act_experiments.config import uses_act
-from act_experiments.results import write_csv, write_json
-from act_experiments.sweeps import run_folder
-
-COLUMNS = ["sweep", "run", "tau", "act", "seed", "lr", "kind", "iteration", "batches",
-           "sequence_error", "mean_ponder"]
-
-
-def run_rows(sweep, run_id, config, log, window):
-    """progress.csv's rows of one run: one per window of training batches, one per evaluation."""
-    act = uses_act(config)
-    same = dict(sweep=sweep, run=run_id, tau=config["tau"] if act else None,
-                act=int(act), seed=config["seed"], lr=config["lr"])
-    rows, windows = [], {}
-    for record in log:
-        if record["kind"] == "eval":
-            rows.append(dict(same, kind="eval", iteration=record["iteration"], batches=None,
-                             sequence_error=record["sequence_error"], mean_ponder=record["mean_ponder"]))
-        elif record["kind"] == "train":
-            # window w holds the batches logged at iterations (w - window, w]
-            end = -(-record["iteration"] // window) * window
-            windows.setdefault(end, []).append(record)
-    for end, batch in sorted(windows.items()):
-        rows.append(dict(same, kind="train", iteration=end, batches=len(batch),
-                         sequence_error=sum(r["sequence_error"] for r in batch) / len(batch),
-                         mean_ponder=sum(r["mean_ponder"] for r in batch) / len(batch)))
-    return rows
-
-
-def sweep_rows(name, window):
-    """(progress rows, summary) of one sweep's folder under runs/sweeps/."""
-    folder = run_folder(name)
-    config_path = folder / "sweep_config.json"
-    if not config_path.is_file():
-        raise ValueError(f"{config_path} not found: is {name!r} a sweep that has started?")
-    configs = json.loads(config_path.read_text())["runs"]
-    rows, reached = [], []
-    for run_id, config in configs.items():
-        log_path = folder / run_id / "log.jsonl"
-        log = read_log(log_path) if log_path.is_file() else []
-        rows += run_rows(name, run_id, config, log, window)
-        reached.append(max((r["iteration"] for r in log), default=0))
-    first = next(iter(configs.values()))
-    summary = dict(runs=len(configs), lr=first["lr"], iterations=first["iterations"],
-                   reached_min=min(reached), reached_max=max(reached))
-    return rows, summary
-
-
-def main(argv=None):
-    ap = OneLineParser(description=__doc__.splitlines()[0])
-    ap.add_argument("sweeps", nargs="+", help="names under runs/sweeps/")
-    ap.add_argument("--out", required=True, help="folder for progress.csv and progress.json")
-    ap.add_argument("--window", type=int, default=1000, help="iterations per training window (default 1000)")
-    args = ap.parse_args(argv)
-    if args.window < 1:
-        ap.error(f"--window must be at least 1, got {args.window}")
-    rows, summaries = [], {}
-    try:
-        for name in args.sweeps:
-            sweep, summaries[name] = sweep_rows(name, args.window)
-            rows += sweep
-    except (ValueError, OSError) as err:
-        ap.error(str(err))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_csv(out / "progress.csv", rows, COLUMNS)
-    write_json(out / "progress.json", summaries)
-    for name, s in summaries.items():
-        print(f"{name}: lr {s['lr']:g}, {s['runs']} runs at {s['reached_min']}-{s['reached_max']} "
-              f"of {s['iterations']} iterations")
-        last = {}
-        for r in rows:
-            if r["sweep"] == name and r["kind"] == "train":
-                last.setdefault(r["tau"], {})[r["run"]] = r
-        for tau, runs in last.items():
-            errors = [r["sequence_error"] for r in runs.values()]
-            label = "no ACT" if tau is None else f"tau {tau:g}"
-            print(f"  {label:>12}: latest window's training error {sum(errors) / len(errors):.3f} "
-                  f"({len(errors)} runs)")
-    print(f"wrote {out / 'progress.csv'} and {out / 'progress.json'}")
-
+from act_experiments.sweeps.progress import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,10 +4,10 @@
     python scripts/train.py --backend numpy --task addition --max-digits 2 --hidden 64 --iterations 2000 --out runs/add
     python scripts/train.py --backend numpy --out runs/add --resume --iterations 4000     # continues exactly
 
-Options, files and guarantees: ``act_experiments/cli.py`` or ``python scripts/train.py --help``.
+Options, files and guarantees: ``act_experiments/training/cli.py`` or ``python scripts/train.py --help``.
 """
 
-from act_experiments.cli import main
+from act_experiments.training.cli import main
 
 if __name__ == "__main__":
     main()

@@ -51,7 +51,7 @@ def sigint_delivered():
 
     A test run started in the background (``cmd &`` in a shell without job control) inherits
     SIGINT ignored, and the training loop rightly leaves an ignored SIGINT alone
-    (act_experiments.stopping): here it gets Python's own handler back, which the processes the
+    (act_experiments.training.stopping): here it gets Python's own handler back, which the processes the
     tests start inherit as the default."""
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         yield

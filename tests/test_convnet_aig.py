@@ -1,5 +1,6 @@
 """act_beyond.convnet_aig: the straight-through Gumbel gate, the target-rate loss, the gated
-residual network (a closed gate is the identity, skipping equals masking) and the training loop."""
+residual network (a closed gate is the identity, skipping equals masking), and the experiment's
+training loop (act_experiments.experiments.convnet_aig.train)."""
 
 import math
 
@@ -8,6 +9,7 @@ import pytest
 import torch
 
 from act_beyond import convnet_aig as aig
+from act_experiments.experiments import convnet_aig as aig_runs
 
 
 def small_net(gates="hard", blocks=3, channels=4, seed=0, dtype=torch.float64, **kwargs):
@@ -261,7 +263,7 @@ def test_the_digits_split(digits):
 def test_training_learns_and_pulls_the_rate_towards_the_target(digits):
     small = {"x_train": digits["x_train"][:256], "y_train": digits["y_train"][:256]}
     plain = aig.build("none", blocks=2, channels=4, seed=0, convs=1)
-    history = aig.train(plain, small, iterations=60, batch_size=64, lr=3e-2, seed=0, log_every=20)
+    history = aig_runs.train(plain, small, iterations=60, batch_size=64, lr=3e-2, seed=0, log_every=20)
     assert [h["iteration"] for h in history] == [20, 40, 60]
     # seeds 0-2 end at 1.0-1.3
     assert history[-1]["ce"] < 0.75 * math.log(10), "the cross-entropy should fall well below chance's log 10"
@@ -269,11 +271,11 @@ def test_training_learns_and_pulls_the_rate_towards_the_target(digits):
     assert not plain.training
     # about 85% of the gates start open; a target of 0.1 closes most of them
     net = aig.build("hard", blocks=3, channels=4, seed=0, convs=1)
-    history = aig.train(net, small, target_rate=0.1, rate_weight=4.0, iterations=40, batch_size=64, lr=1e-2,
+    history = aig_runs.train(net, small, target_rate=0.1, rate_weight=4.0, iterations=40, batch_size=64, lr=1e-2,
                         seed=0, log_every=20)
     assert history[-1]["executed"] < 0.3
     again = aig.build("hard", blocks=3, channels=4, seed=0, convs=1)
-    assert aig.train(again, small, target_rate=0.1, rate_weight=4.0, iterations=40, batch_size=64, lr=1e-2,
+    assert aig_runs.train(again, small, target_rate=0.1, rate_weight=4.0, iterations=40, batch_size=64, lr=1e-2,
                      seed=0, log_every=20) == history
     result = aig.evaluate(net, digits["x_test"][:100], digits["y_test"][:100])
     assert result["z"].shape == (100, 3) and result["predictions"].shape == (100,)
@@ -292,7 +294,7 @@ def test_train_refuses_bad_arguments(digits):
     for kwargs, name in ((dict(iterations=0), "iterations"), (dict(rate_weight=-1.0), "rate_weight"),
                          (dict(target_rate=2.0), "target_rate"), (dict(batch_size=1), "batch_size")):
         with pytest.raises(ValueError, match=name):
-            aig.train(net, digits, **kwargs)
+            aig_runs.train(net, digits, **kwargs)
 
 
 def test_class_block_usage():

@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 
 from act_experiments import course  # noqa: E402
 from act_experiments import figures  # noqa: E402
-from act_experiments.results import read_csv  # noqa: E402
+from act_experiments.tables import read_csv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # a script, not a module of the package: loaded from its file
@@ -104,7 +104,7 @@ def test_no_notebook_writes_into_the_repository_unless_asked():
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         code = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
         assert "save_figure" not in code and ".savefig(" not in code, path.name
-        if "training.run(" in code or "run(options" in code:
+        if "loop.run(" in code or "run(options" in code:
             assert "course.live_seed()" in code, f"{path.name}: live runs should take their seed from ACT_SEED"
 
 
@@ -172,13 +172,13 @@ def test_answered_names_every_missing_answer_and_returns_the_values():
 
 
 def test_fresh_empties_a_live_runs_folder_so_a_cell_can_train_again(tmp_path):
-    from act_experiments import training
-    from act_experiments.backends import NumpyBackend
+    from act_experiments.training import loop
+    from act_experiments.training.backends import NumpyBackend
     options = dict(task="parity", bits=3, hidden=4, batch_size=8, iterations=2, eval_every=0, eval_size=8)
     folder = tmp_path / "act"
-    first = training.run({**options, "out": course.fresh(folder)}, NumpyBackend, progress=False)
+    first = loop.run({**options, "out": course.fresh(folder)}, NumpyBackend, progress=False)
     with pytest.raises(ValueError, match="already holds a run"):
-        training.run({**options, "out": str(folder)}, NumpyBackend, progress=False)
-    again = training.run({**options, "out": course.fresh(folder)}, NumpyBackend, progress=False)
+        loop.run({**options, "out": str(folder)}, NumpyBackend, progress=False)
+    again = loop.run({**options, "out": course.fresh(folder)}, NumpyBackend, progress=False)
     assert again["final_eval"] == first["final_eval"]
     assert course.fresh(tmp_path / "never made") == str(tmp_path / "never made")

@@ -1,6 +1,6 @@
 """A write that fails (a full disk, a read-only file system, no permission) ends a run in one line.
 
-Every file a run or a sweep writes goes through ``act_experiments.checkpoints`` (``atomic_write``
+Every file a run or a sweep writes goes through ``act_experiments.training.checkpoints`` (``atomic_write``
 and ``open_log``), so a disk that fails is simulated there: ``FailingDisk`` hands out files whose
 writes fail with the OSError of a full disk, a read-only file system or a denied permission, at
 the site under test. The ends of the line are real processes on a real limit: the operating
@@ -21,12 +21,12 @@ import sys
 
 import pytest
 
-from act_experiments import checkpoints, training
-from act_experiments.cli import main as train_main
+from act_experiments.training import checkpoints, loop
+from act_experiments.training.cli import main as train_main
 
 torch = pytest.importorskip("torch")
-from act_experiments import sweeps  # noqa: E402
-from act_experiments.backends import NumpyBackend  # noqa: E402
+from act_experiments.sweeps import launch  # noqa: E402
+from act_experiments.training.backends import NumpyBackend  # noqa: E402
 from conftest import Interrupted, crashing  # noqa: E402
 from test_faults import TINY, TINY_ARGS, TRAIN, assert_same_run  # noqa: E402
 from test_sweep import TINY as SWEEP_TINY, read_runs, sweep_driver  # noqa: E402
@@ -138,7 +138,7 @@ def test_a_failed_write_ends_the_run_in_one_line_and_it_resumes_exactly(tmp_path
     out = tmp_path / "run"
     with failing(name, code, room=int(room * size)):
         status, err = train_cli(capsys, [*RUN_ARGS, "--out", str(out)])
-    _, meta = training.load_checkpoint(out / "checkpoint.npz")      # intact
+    _, meta = loop.load_checkpoint(out / "checkpoint.npz")      # intact
     assert_one_line(status, err, f"cannot write {out / name}", REASONS[code],
                     f"iteration {meta['iteration']}", "--backend numpy", "--resume")
     # the third checkpoint fails (the second, at 4, stands); the log fails between two; the summary at the end
@@ -168,7 +168,7 @@ def test_resume_in_a_full_folder_ends_in_one_line(tmp_path, capsys, code):
     The log stays as it was, and a resume once the disk has room continues exactly."""
     options = {**TINY, "iterations": 12, "eval_every": 4, "log_every": 2}
     with pytest.raises(Interrupted):
-        training.run({**options, "out": str(tmp_path / "run")}, crashing(NumpyBackend, after=6), progress=False)
+        loop.run({**options, "out": str(tmp_path / "run")}, crashing(NumpyBackend, after=6), progress=False)
     out, before = tmp_path / "run", (tmp_path / "run" / "log.jsonl").read_bytes()
     with failing("log.jsonl", code):
         status, err = train_cli(capsys, ["--backend", "numpy", "--out", str(out), "--resume", "--no-progress"])
@@ -181,15 +181,15 @@ def test_resume_in_a_full_folder_ends_in_one_line(tmp_path, capsys, code):
 
 def test_a_population_names_the_run_whose_file_failed(tmp_path):
     """In a population the error names the member's file and that member's last checkpoint."""
-    from act_experiments.populations import NumpyPopulation
+    from act_experiments.training.populations import NumpyPopulation
     options = {**TINY, "iterations": 8, "eval_every": 4, "log_every": 2}
-    configs = [training.make_config({**options, "seed": s, "out": str(tmp_path / f"s{s}")}, NumpyBackend)
+    configs = [loop.make_config({**options, "seed": s, "out": str(tmp_path / f"s{s}")}, NumpyBackend)
                for s in (0, 1)]
     with failing("checkpoint.npz", errno.ENOSPC, room=30_000), pytest.raises(checkpoints.WriteFailed) as failed:
-        training.train_population(configs, NumpyBackend, NumpyPopulation, progress=False)
+        loop.train_population(configs, NumpyBackend, NumpyPopulation, progress=False)
     path, iteration = failed.value.path, failed.value.checkpoint
     assert path.name == "checkpoint.npz" and path.parent in (tmp_path / "s0", tmp_path / "s1")
-    assert training.load_checkpoint(path)[1]["iteration"] == iteration
+    assert loop.load_checkpoint(path)[1]["iteration"] == iteration
     assert no_temporary_files(tmp_path)
 
 
@@ -200,7 +200,7 @@ def test_a_population_names_the_run_whose_file_failed(tmp_path):
 
 @pytest.fixture
 def root(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweeps, "ROOT", tmp_path)
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
     return tmp_path
 
 
@@ -208,18 +208,18 @@ def root(tmp_path, monkeypatch):
 def test_a_sweep_file_that_cannot_be_written_ends_the_sweep_in_one_line(root, capsys, name):
     """Its settings or its results: one line, the old file stands, and the same command finishes."""
     args = ["--name", "full", *SWEEP_TINY]
-    sweeps.main(args)
+    launch.main(args)
     results = root / "results" / "full"
     before = {p.name: p.read_bytes() for p in results.iterdir()}
     capsys.readouterr()
     with failing(name, errno.ENOSPC), pytest.raises(SystemExit) as exit_info:
-        sweeps.main(args)
+        launch.main(args)
     err = capsys.readouterr().err
     assert_one_line(exit_info.value.code, err, f"{name} (No space left on device)", "run the same command again")
     assert no_temporary_files(root)
     assert {p.name: p.read_bytes() for p in results.iterdir()} == before
 
-    sweeps.main(args)
+    launch.main(args)
     for csv in ("runs.csv", "difficulty.csv", "curves.csv"):
         assert (results / csv).read_bytes() == before[csv]
 
@@ -245,7 +245,7 @@ def test_the_command_line_on_a_file_size_limit(tmp_path):
     command = [sys.executable, str(TRAIN), "--backend", "numpy", *TINY_ARGS, *LONG]
     result = subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, timeout=300,
                             preexec_fn=limited)
-    _, meta = training.load_checkpoint(out / "checkpoint.npz")
+    _, meta = loop.load_checkpoint(out / "checkpoint.npz")
     assert 0 < meta["iteration"] < 200
     assert_one_line(result.returncode, result.stderr, f"cannot write {out / 'log.jsonl'}", "File too large",
                     f"iteration {meta['iteration']}")
@@ -270,7 +270,7 @@ def test_a_sweep_worker_on_a_file_size_limit(tmp_path):
     result = subprocess.run([sys.executable, "-c", driver, "--name", "limited", *args], capture_output=True,
                             text=True, timeout=300, preexec_fn=limited)
     run = tmp_path / "runs" / "sweeps" / "limited" / "tau0.01-seed0"
-    _, meta = training.load_checkpoint(run / "checkpoint.npz")
+    _, meta = loop.load_checkpoint(run / "checkpoint.npz")
     assert 0 < meta["iteration"] < 200
     assert_one_line(result.returncode, result.stderr, f"cannot write {run / 'log.jsonl'}", "File too large",
                     f"iteration {meta['iteration']}", "run the same command again")

@@ -1,4 +1,4 @@
-"""act_experiments.entry_runs: the experiments of named entries over seeds behind scripts/pitfalls.py
+"""act_experiments.experiments.runner: the experiments of named entries over seeds behind scripts/pitfalls.py
 and scripts/universal_transformer.py. A run that stops loses nothing and resumes where it stopped,
 other settings are refused, and the command lines answer bad input in one line."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from act_experiments import entry_runs
+from act_experiments.experiments import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ("entry", "seed", "iteration", "error", "note")
@@ -32,7 +32,7 @@ def meta(entries=("a", "b"), seeds=2, lr=0.1):
 
 def run(tmp_path, calls, **kw):
     fail_at = kw.pop("fail_at", None)
-    return entry_runs.run_entries("demo", kw.pop("meta", meta()), fake_train(calls, fail_at), COLUMNS, tmp_path,
+    return runner.run_entries("demo", kw.pop("meta", meta()), fake_train(calls, fail_at), COLUMNS, tmp_path,
                                   entries_key="entries", script="scripts/demo.py", log=lambda line: None, **kw)
 
 
@@ -40,10 +40,10 @@ def test_every_entry_and_seed_is_trained_once_and_read_back_as_numbers(tmp_path)
     calls = []
     run(tmp_path, calls)
     assert calls == [("a", 0), ("b", 0), ("a", 1), ("b", 1)]
-    rows, record = entry_runs.read("demo", tmp_path, ("entry", "note"), "scripts/demo.py")
+    rows, record = runner.read("demo", tmp_path, ("entry", "note"), "scripts/demo.py")
     assert len(rows) == 8 and rows[1] == {"entry": "a", "seed": 0, "iteration": 10, "error": 0.5 / 11, "note": ""}
     assert record["seeds"] == 2 and record["command"] is None and record["wall_time_s"] >= 0
-    last = entry_runs.final_rows(rows)
+    last = runner.final_rows(rows)
     assert [(r["entry"], r["seed"], r["iteration"]) for r in last] == [("a", 0, 10), ("b", 0, 10), ("a", 1, 10),
                                                                      ("b", 1, 10)]
 
@@ -52,7 +52,7 @@ def test_a_stopped_run_keeps_whole_runs_only_and_resumes_where_it_stopped(tmp_pa
     calls = []
     with pytest.raises(KeyboardInterrupt):
         run(tmp_path, calls, fail_at=("a", 1))
-    rows, _ = entry_runs.read("demo", tmp_path, ("entry", "note"), "scripts/demo.py")
+    rows, _ = runner.read("demo", tmp_path, ("entry", "note"), "scripts/demo.py")
     assert {(r["entry"], r["seed"]) for r in rows} == {("a", 0), ("b", 0)} and len(rows) == 4
     calls.clear()
     run(tmp_path, calls)
@@ -77,14 +77,14 @@ def test_other_settings_are_refused_new_entries_are_added_and_force_starts_over(
     assert json.loads((tmp_path / "demo.json").read_text())["entries"] == ["a", "b", "c"]
     calls.clear()
     run(tmp_path, calls, meta=meta(lr=0.2), force=True)
-    rows, record = entry_runs.read("demo", tmp_path, ("entry", "note"), "scripts/demo.py")
+    rows, record = runner.read("demo", tmp_path, ("entry", "note"), "scripts/demo.py")
     assert calls == [("a", 0), ("b", 0), ("a", 1), ("b", 1)] and len(rows) == 8
     assert record["settings"] == {"lr": 0.2} and record["entries"] == ["a", "b"]
 
 
 def test_reading_missing_results_names_the_command_that_writes_them(tmp_path):
     with pytest.raises(ValueError, match=r"python scripts/demo.py run demo"):
-        entry_runs.read("demo", tmp_path, ("entry",), "scripts/demo.py")
+        runner.read("demo", tmp_path, ("entry",), "scripts/demo.py")
 
 
 def load(script):
@@ -106,7 +106,7 @@ def test_the_pitfalls_script_refuses_bad_input_in_one_line(argv, code, capsys):
 
 
 def test_the_pitfalls_script_refuses_a_folder_with_other_settings_in_one_line(tmp_path, capsys, monkeypatch):
-    script = load("pitfalls")
+    from act_experiments.experiments import pitfalls as script
     (tmp_path / "prefix.csv").write_text(",".join(script.COLUMNS) + "\n")
     (tmp_path / "prefix.json").write_text(json.dumps({"experiment": "prefix", "seeds": 2, "settings": {}}))
     with pytest.raises(SystemExit) as stop:
@@ -116,16 +116,16 @@ def test_the_pitfalls_script_refuses_a_folder_with_other_settings_in_one_line(tm
     assert err.count("\n") == 1 and "other settings" in err and "--force" in err
 
 
-def test_the_pitfalls_script_trains_reads_and_draws_a_tiny_experiment(tmp_path, monkeypatch):
-    script = load("pitfalls")
+def test_the_pitfalls_experiment_trains_reads_and_draws_a_tiny_experiment(tmp_path, monkeypatch):
+    from act_experiments.experiments import pitfalls as script
     monkeypatch.setitem(script.EXPERIMENTS["gallery"]["settings"], "eval_size", 20)
     monkeypatch.setitem(script.EXPERIMENTS["gallery"]["settings"], "eval_every", 1)
     monkeypatch.setitem(script.EXPERIMENTS["gallery"]["settings"], "probe_every", 1)
     lines = []
     script.run("gallery", seeds=1, iterations=2, pitfalls=["correct", "plain average"], out=tmp_path, log=lines.append)
     assert len(lines) == 2
-    from act_experiments import pitfall_runs
-    rows, record = pitfall_runs.read_results("gallery", tmp_path)
+    from act_experiments.experiments import pitfalls as pitfall_runs
+    rows, record = pitfall_runs.read("gallery", tmp_path)
     assert {r["pitfall"] for r in rows} == {"correct", "plain average"} and len(rows) == 2 * 3
     assert record["settings"]["iterations"] == 2
     summary = pitfall_runs.summarise(rows)

@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_experiments import checkpoints, training
-from act_experiments.cli import main as train_main
+from act_experiments.training import checkpoints, loop
+from act_experiments.training.cli import main as train_main
 
 torch = pytest.importorskip("torch")
-from act_experiments.backends import NumpyBackend, TorchBackend  # noqa: E402
+from act_experiments.training.backends import NumpyBackend, TorchBackend  # noqa: E402
 from conftest import Interrupted, crashing  # noqa: E402
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
@@ -71,12 +71,12 @@ def assert_close(a, b, rel=1e-12, where="record"):
 
 def assert_same_run(a, b, rel=1e-12):
     """Two run folders hold the same numbers: log, final evaluation and final parameters."""
-    assert_close(without_time(training.read_log(a / "log.jsonl")),
-                 without_time(training.read_log(b / "log.jsonl")), rel, "log")
+    assert_close(without_time(loop.read_log(a / "log.jsonl")),
+                 without_time(loop.read_log(b / "log.jsonl")), rel, "log")
     sa, sb = (json.loads((d / "summary.json").read_text()) for d in (a, b))
     assert_close(sa["final_eval"], sb["final_eval"], rel, "final_eval")
     assert sa["iterations"] == sb["iterations"]
-    (pa, ma), (pb, mb) = training.load_checkpoint(a / "checkpoint.npz"), training.load_checkpoint(b / "checkpoint.npz")
+    (pa, ma), (pb, mb) = loop.load_checkpoint(a / "checkpoint.npz"), loop.load_checkpoint(b / "checkpoint.npz")
     assert ma["iteration"] == mb["iteration"] and ma["data_rng"] == mb["data_rng"]
     assert sorted(pa) == sorted(pb)
     for k in pa:
@@ -118,17 +118,17 @@ def test_checkpoints_by_time_change_no_number(tmp_path, backend):
     """Checkpoints after every iteration or every minute: the same log and parameters; a crash
     between evaluations resumes from the last time checkpoint (mid log window) exactly."""
     options = {**TINY, "iterations": 10, "eval_every": 0, "log_every": 3}
-    training.run({**options, "out": str(tmp_path / "minute")}, BACKENDS[backend], progress=False)
-    training.run({**options, "checkpoint_every": 0, "out": str(tmp_path / "each")}, BACKENDS[backend], progress=False)
+    loop.run({**options, "out": str(tmp_path / "minute")}, BACKENDS[backend], progress=False)
+    loop.run({**options, "checkpoint_every": 0, "out": str(tmp_path / "each")}, BACKENDS[backend], progress=False)
     assert_same_run(tmp_path / "minute", tmp_path / "each", rel=0)
 
     crash = {**options, "checkpoint_every": 0, "out": str(tmp_path / "crash")}
     with pytest.raises(Interrupted):
-        training.run(crash, crashing(BACKENDS[backend], after=4), progress=False)
-    _, meta = training.load_checkpoint(tmp_path / "crash" / "checkpoint.npz")
+        loop.run(crash, crashing(BACKENDS[backend], after=4), progress=False)
+    _, meta = loop.load_checkpoint(tmp_path / "crash" / "checkpoint.npz")
     assert meta["iteration"] == 4 and meta["window"]["batches"] == 1   # one step into a 3-step window
     # the interval may change on resume, and changes nothing
-    training.run({"out": str(tmp_path / "crash"), "checkpoint_every": 60}, BACKENDS[backend],
+    loop.run({"out": str(tmp_path / "crash"), "checkpoint_every": 60}, BACKENDS[backend],
                  resume=True, progress=False)
     assert_same_run(tmp_path / "minute", tmp_path / "crash", rel=0)
 
@@ -136,29 +136,29 @@ def test_checkpoints_by_time_change_no_number(tmp_path, backend):
 def test_a_run_killed_before_any_evaluation_resumes_from_its_start(tmp_path):
     """--eval-every 0 and no time checkpoint yet: the checkpoint written at the start is enough."""
     options = {**TINY, "iterations": 8, "eval_every": 0, "log_every": 2}
-    training.run({**options, "out": str(tmp_path / "straight")}, NumpyBackend, progress=False)
+    loop.run({**options, "out": str(tmp_path / "straight")}, NumpyBackend, progress=False)
     with pytest.raises(Interrupted):
-        training.run({**options, "out": str(tmp_path / "killed")}, crashing(NumpyBackend, after=5), progress=False)
-    _, meta = training.load_checkpoint(tmp_path / "killed" / "checkpoint.npz")
-    assert meta["iteration"] == 0 and training.read_log(tmp_path / "killed" / "log.jsonl")[-1]["iteration"] == 4
-    training.run({"out": str(tmp_path / "killed")}, NumpyBackend, resume=True, progress=False)
+        loop.run({**options, "out": str(tmp_path / "killed")}, crashing(NumpyBackend, after=5), progress=False)
+    _, meta = loop.load_checkpoint(tmp_path / "killed" / "checkpoint.npz")
+    assert meta["iteration"] == 0 and loop.read_log(tmp_path / "killed" / "log.jsonl")[-1]["iteration"] == 4
+    loop.run({"out": str(tmp_path / "killed")}, NumpyBackend, resume=True, progress=False)
     assert_same_run(tmp_path / "straight", tmp_path / "killed", rel=0)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_finishes_the_iteration_and_checkpoints(tmp_path, signum):
     options = {**TINY, "iterations": 9, "eval_every": 0, "log_every": 2}
-    training.run({**options, "out": str(tmp_path / "straight")}, NumpyBackend, progress=False)
+    loop.run({**options, "out": str(tmp_path / "straight")}, NumpyBackend, progress=False)
     previous = signal.getsignal(signum)
-    with pytest.raises(training.Stopped) as stop:
-        training.run({**options, "out": str(tmp_path / "stopped")}, signalling(NumpyBackend, 5, signum),
+    with pytest.raises(loop.Stopped) as stop:
+        loop.run({**options, "out": str(tmp_path / "stopped")}, signalling(NumpyBackend, 5, signum),
                      progress=False)
     assert signal.getsignal(signum) is previous           # the handlers are put back
     assert (stop.value.iteration, stop.value.exit_code) == (5, 128 + signum)
     assert isinstance(stop.value, KeyboardInterrupt)      # `except Exception` lets it through
-    _, meta = training.load_checkpoint(tmp_path / "stopped" / "checkpoint.npz")
+    _, meta = loop.load_checkpoint(tmp_path / "stopped" / "checkpoint.npz")
     assert meta["iteration"] == 5 and not (tmp_path / "stopped" / "summary.json").exists()
-    training.run({"out": str(tmp_path / "stopped")}, NumpyBackend, resume=True, progress=False)
+    loop.run({"out": str(tmp_path / "stopped")}, NumpyBackend, resume=True, progress=False)
     assert_same_run(tmp_path / "straight", tmp_path / "stopped", rel=0)
 
 
@@ -179,8 +179,8 @@ def test_cli_stopped_by_a_signal_resumes_exactly(tmp_path, backend, signum):
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert f"--out {out} --resume" in err and signal.Signals(signum).name in err
-    _, meta = training.load_checkpoint(out / "checkpoint.npz")
-    assert training.read_log(out / "log.jsonl")[-1]["iteration"] <= meta["iteration"]   # nothing logged past it
+    _, meta = loop.load_checkpoint(out / "checkpoint.npz")
+    assert loop.read_log(out / "log.jsonl")[-1]["iteration"] <= meta["iteration"]   # nothing logged past it
 
     total = meta["iteration"] + 30
     resumed = cli(backend, "--out", out, "--resume", "--iterations", total, "--no-progress")
@@ -198,9 +198,9 @@ def test_cli_killed_resumes_from_its_last_checkpoint(tmp_path):
     wait_for_training(proc, out, records=60)
     proc.kill()
     proc.communicate(timeout=60)
-    _, meta = training.load_checkpoint(out / "checkpoint.npz")
+    _, meta = loop.load_checkpoint(out / "checkpoint.npz")
     assert meta["iteration"] > 0
-    total = max(meta["iteration"], training.read_log(out / "log.jsonl")[-1]["iteration"]) + 30
+    total = max(meta["iteration"], loop.read_log(out / "log.jsonl")[-1]["iteration"]) + 30
     resumed = cli("numpy", "--out", out, "--resume", "--iterations", total, "--no-progress")
     assert resumed.returncode == 0, resumed.stderr
     straight = cli("numpy", *args, "--iterations", total, "--out", tmp_path / "straight")
@@ -263,7 +263,7 @@ def test_a_run_stopped_before_its_first_checkpoint(tmp_path):
 
 def test_a_fresh_run_into_a_stopped_run_is_told_to_resume(tmp_path):
     with pytest.raises(Interrupted):
-        training.run({**TINY, "iterations": 8, "eval_every": 0, "out": str(tmp_path / "run")},
+        loop.run({**TINY, "iterations": 8, "eval_every": 0, "out": str(tmp_path / "run")},
                      crashing(NumpyBackend, after=3), progress=False)
     before = (tmp_path / "run" / "log.jsonl").read_bytes()
     result = cli("numpy", *TINY_ARGS, "--iterations", 8, "--out", tmp_path / "run")
@@ -308,9 +308,9 @@ def test_atomic_write_leaves_the_old_file_when_it_fails(tmp_path):
 def test_a_kill_while_resuming_leaves_the_log_whole(tmp_path, monkeypatch):
     """Resuming cuts the log back to the checkpoint: killed at that moment, the log is still whole."""
     options = {**TINY, "iterations": 8, "eval_every": 3, "log_every": 2}
-    training.run({**options, "out": str(tmp_path / "straight")}, NumpyBackend, progress=False)
+    loop.run({**options, "out": str(tmp_path / "straight")}, NumpyBackend, progress=False)
     with pytest.raises(Interrupted):
-        training.run({**options, "out": str(tmp_path / "run")}, crashing(NumpyBackend, after=4), progress=False)
+        loop.run({**options, "out": str(tmp_path / "run")}, crashing(NumpyBackend, after=4), progress=False)
     log = tmp_path / "run" / "log.jsonl"
     before = log.read_bytes()
 
@@ -318,16 +318,16 @@ def test_a_kill_while_resuming_leaves_the_log_whole(tmp_path, monkeypatch):
         raise KeyboardInterrupt
     monkeypatch.setattr(checkpoints.os, "replace", killed)
     with pytest.raises(KeyboardInterrupt):
-        training.run({"out": str(tmp_path / "run")}, NumpyBackend, resume=True, progress=False)
+        loop.run({"out": str(tmp_path / "run")}, NumpyBackend, resume=True, progress=False)
     assert log.read_bytes() == before and not (tmp_path / "run" / "log.jsonl.tmp").exists()
     monkeypatch.undo()
-    training.run({"out": str(tmp_path / "run")}, NumpyBackend, resume=True, progress=False)
+    loop.run({"out": str(tmp_path / "run")}, NumpyBackend, resume=True, progress=False)
     assert_same_run(tmp_path / "straight", tmp_path / "run", rel=0)
 
 
 def test_the_summary_is_replaced_in_one_step(tmp_path, monkeypatch):
     out = tmp_path / "run"
-    training.run({**TINY, "iterations": 2, "out": str(out)}, NumpyBackend, progress=False)
+    loop.run({**TINY, "iterations": 2, "out": str(out)}, NumpyBackend, progress=False)
     before = (out / "summary.json").read_text()
 
     def broken_write_json(path, data, indent=2):
@@ -335,9 +335,9 @@ def test_the_summary_is_replaced_in_one_step(tmp_path, monkeypatch):
         with checkpoints.atomic_write(path) as f:
             f.write('{"backend": "num')
             raise OSError("disk full")
-    monkeypatch.setattr(training, "write_json", broken_write_json)
+    monkeypatch.setattr(loop, "write_json", broken_write_json)
     with pytest.raises(OSError):
-        training.run({"out": str(out), "iterations": 4}, NumpyBackend, resume=True, progress=False)
+        loop.run({"out": str(out), "iterations": 4}, NumpyBackend, resume=True, progress=False)
     assert (out / "summary.json").read_text() == before
 
 

@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from act_engine import numpy_act
-from act_experiments import cli, results, sweep_stats, training
-from act_experiments.backends import NumpyBackend
+from act_experiments.training import cli, loop
+from act_experiments.sweeps import stats
+from act_experiments.sweeps import reading
+from act_experiments.training.backends import NumpyBackend
 from act_numpy import act
 from act_numpy.gradcheck import check_act_gradients
 from act_numpy.model import ACTModel
@@ -23,8 +25,8 @@ from conftest import make_problem
 torch = pytest.importorskip("torch")
 
 from act_engine import torch_act  # noqa: E402
-from act_experiments import sweeps  # noqa: E402
-from act_experiments.backends import TorchBackend  # noqa: E402
+from act_experiments.sweeps import launch  # noqa: E402
+from act_experiments.training.backends import TorchBackend  # noqa: E402
 from act_torch import act as torch_core  # noqa: E402
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
@@ -110,7 +112,7 @@ def test_a_bad_F_is_refused_naming_it(bad):
         with pytest.raises(ValueError, match="fixed_ponder"):
             forward(arg, params, fixed_ponder=bad)
     with pytest.raises(ValueError, match="fixed_ponder"):
-        training.make_config({"fixed_ponder": bad}, NumpyBackend)
+        loop.make_config({"fixed_ponder": bad}, NumpyBackend)
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -130,31 +132,31 @@ def test_the_cli_refuses_a_bad_F_in_one_line(tmp_path, capsys, argv, words):
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_a_run_takes_F_updates_everywhere_and_F_one_equals_no_act(tmp_path, backend):
-    summary = training.run({**SMALL, "fixed_ponder": 3, "out": str(tmp_path / "f3")}, BACKENDS[backend],
+    summary = loop.run({**SMALL, "fixed_ponder": 3, "out": str(tmp_path / "f3")}, BACKENDS[backend],
                            progress=False)
     assert summary["config"]["max_ponder"] == 3
-    log = training.read_log(tmp_path / "f3" / "log.jsonl")
-    assert all(r["max_ponder"] == 3 and r["mean_ponder"] == 4.0 for r in log)      # N = 3, rho = N + 1
-    f1 = training.run({**SMALL, "fixed_ponder": 1, "out": str(tmp_path / "f1")}, BACKENDS[backend], progress=False)
-    f0 = training.run({**SMALL, "no_act": True, "out": str(tmp_path / "f0")}, BACKENDS[backend], progress=False)
+    log = loop.read_log(tmp_path / "f3" / "log.jsonl")
+    assert all(r["max_N"] == 3 and r["mean_ponder"] == 4.0 for r in log)      # N = 3, rho = N + 1
+    f1 = loop.run({**SMALL, "fixed_ponder": 1, "out": str(tmp_path / "f1")}, BACKENDS[backend], progress=False)
+    f0 = loop.run({**SMALL, "no_act": True, "out": str(tmp_path / "f0")}, BACKENDS[backend], progress=False)
     assert f1["final_eval"]["loss"] == f0["final_eval"]["loss"]
     assert f1["final_eval"]["sequence_error"] == f0["final_eval"]["sequence_error"]
 
 
 def test_the_default_out_folder_names_F():
-    assert training.make_config({"fixed_ponder": 5}, NumpyBackend)["out"].endswith("seed0-fixed5")
+    assert loop.make_config({"fixed_ponder": 5}, NumpyBackend)["out"].endswith("seed0-fixed5")
 
 
 def test_a_run_saved_before_the_option_existed_still_resumes(tmp_path):
     out = tmp_path / "old"
-    training.run({**SMALL, "iterations": 3, "out": str(out)}, NumpyBackend, progress=False)
-    state, meta = training.load_checkpoint(out / "checkpoint.npz")
+    loop.run({**SMALL, "iterations": 3, "out": str(out)}, NumpyBackend, progress=False)
+    state, meta = loop.load_checkpoint(out / "checkpoint.npz")
     assert meta["config"]["fixed_ponder"] is None
     # as a checkpoint from before: its config has no fixed_ponder key
-    from act_experiments.checkpoints import save_checkpoint
+    from act_experiments.training.checkpoints import save_checkpoint
     meta["config"].pop("fixed_ponder")
     save_checkpoint(out / "checkpoint.npz", state, meta)
-    summary = training.run({"out": str(out), "iterations": 6}, NumpyBackend, resume=True, progress=False)
+    summary = loop.run({"out": str(out), "iterations": 6}, NumpyBackend, resume=True, progress=False)
     assert summary["iterations"] == 6
 
 
@@ -168,7 +170,7 @@ TINY = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4",
 
 def sweep_status(capsys, *argv):
     try:
-        sweeps.main(list(argv))
+        launch.main(list(argv))
         return 0, capsys.readouterr().err
     except SystemExit as exit_info:
         return exit_info.code, capsys.readouterr().err
@@ -176,7 +178,7 @@ def sweep_status(capsys, *argv):
 
 @pytest.fixture
 def root(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweeps, "ROOT", tmp_path)
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
     return tmp_path
 
 
@@ -189,8 +191,8 @@ def test_a_control_sweep_of_its_own_names_its_runs_and_adds_the_column(root, cap
     assert [(r["run"], r["act"], r["tau"], r["fixed_ponder"]) for r in rows] == [
         ("fixed3-seed0", "0", "", "3"), ("fixed2-seed0", "0", "", "2")]
     assert [float(r["mean_ponder"]) for r in rows] == [4.0, 3.0]
-    sweep = results.load_sweep(root / "results" / "ctl")
-    assert sweep_stats.keys(sweep) == [results.fixed_key(2), results.fixed_key(3)]
+    sweep = reading.load_sweep(root / "results" / "ctl")
+    assert stats.keys(sweep) == [reading.fixed_key(2), reading.fixed_key(3)]
     assert json.loads((root / "results" / "ctl" / "sweep.json").read_text())["fixed_ponders"] == [3, 2]
     # the same command again trains nothing; other fixed ponders are refused in one line
     assert sweep_status(capsys, "--name", "ctl", *TINY, "--fixed-ponders", "3,2", "--no-baseline")[0] == 0
@@ -201,9 +203,9 @@ def test_a_control_sweep_of_its_own_names_its_runs_and_adds_the_column(root, cap
 def test_tau_runs_baseline_and_control_in_one_sweep(root, capsys):
     status, err = sweep_status(capsys, "--name", "all", *TINY, "--taus", "1e-2", "--fixed-ponders", "2")
     assert status == 0, err
-    sweep = results.load_sweep(root / "results" / "all")
+    sweep = reading.load_sweep(root / "results" / "all")
     assert [r["run"] for r in sweep["runs"]] == ["tau0.01-seed0", "noact-seed0", "fixed2-seed0"]
-    assert sweep_stats.keys(sweep) == [0.01, results.NO_ACT, results.fixed_key(2)]
+    assert stats.keys(sweep) == [0.01, reading.NO_ACT, reading.fixed_key(2)]
 
 
 @pytest.mark.parametrize("value, words", [("1", ["F = 1"]), ("2,2", ["once"]), ("x", ["--fixed-ponders"]),
@@ -216,7 +218,7 @@ def test_bad_fixed_ponders_are_refused_in_one_line(root, capsys, value, words):
 
 def test_a_sweep_stored_before_the_option_existed_is_the_same_sweep(root, capsys):
     assert sweep_status(capsys, "--name", "old", *TINY, "--taus", "1e-2", "--iterations", "2")[0] == 0
-    path = sweeps.run_folder("old") / sweeps.CONFIG_FILE
+    path = launch.run_folder("old") / launch.CONFIG_FILE
     stored = json.loads(path.read_text())
     for config in stored["runs"].values():
         config.pop("fixed_ponder")
@@ -230,12 +232,12 @@ def test_an_old_runs_csv_without_the_column_reads_as_act_and_baseline(tmp_path):
     folder.mkdir()
     (folder / "runs.csv").write_text("run,tau,act,seed,sequence_error,mean_ponder\n"
                                      "tau0.01-seed0,0.01,1,0,0.5,3.0\nnoact-seed0,,0,0,0.6,2.0\n")
-    sweep = results.load_sweep(folder, tables=())
-    assert [(r["key"], r["fixed_ponder"]) for r in sweep["runs"]] == [(0.01, None), (results.NO_ACT, None)]
+    sweep = reading.load_sweep(folder, tables=())
+    assert [(r["key"], r["fixed_ponder"]) for r in sweep["runs"]] == [(0.01, None), (reading.NO_ACT, None)]
 
 
 # ---------------------------------------------------------------------------------------------
-# act_experiments.controls: an ACT sweep beside its control, seed by seed
+# act_experiments.experiments.controls: an ACT sweep beside its control, seed by seed
 # ---------------------------------------------------------------------------------------------
 
 def write_sweep(folder, runs):
@@ -251,11 +253,11 @@ def write_sweep(folder, runs):
         for run, *_, error, rho in runs:
             f.write(f"{run},1,10,{error},{rho}\n{run},2,30,{error},{rho}\n")
     (folder / "curves.csv").write_text("run,iteration,sequence_error,mean_ponder\n")
-    return results.load_sweep(folder)
+    return reading.load_sweep(folder)
 
 
 def test_paired_compares_seed_by_seed_and_the_ladder_counts_updates(tmp_path):
-    from act_experiments.controls import Control, ladder, paired
+    from act_experiments.experiments.controls import Control, ladder, paired
     act_sweep = write_sweep(tmp_path / "act", [
         ("tau0.001-seed1", 0.001, None, 1, 0.10, 3.5), ("tau0.001-seed2", 0.001, None, 2, 0.30, 3.7),
         ("tau0.001-seed3", 0.001, None, 3, 0.20, 3.6), ("noact-seed1", None, None, 1, 0.5, 2.0)])
@@ -271,6 +273,6 @@ def test_paired_compares_seed_by_seed_and_the_ladder_counts_updates(tmp_path):
     assert d["holds"] == (diffs.mean() < -2 * diffs.std(ddof=1) / np.sqrt(3))
     rows = {r["key"]: r for r in ladder(pair)}
     assert (rows[0.001]["updates_low"], rows[0.001]["updates_high"]) == pytest.approx((2.6, 3.6))
-    assert (rows[results.NO_ACT]["updates_low"], rows[results.fixed_key(3)]["updates_high"]) == (1.0, 3.0)
+    assert (rows[reading.NO_ACT]["updates_low"], rows[reading.fixed_key(3)]["updates_high"]) == (1.0, 3.0)
     with pytest.raises(ValueError, match="share no seed"):
         paired(pair, tau=0.5)

@@ -242,18 +242,18 @@ POPULATION_TASKS = {"rnn": dict(task="parity", bits=6), "lstm": dict(task="logic
 def population_configs(device, dtype="float64", cell="rnn"):
     """Four members of the cell's task, as tests/test_population.py's: ACT with its own tau, epsilon
     and lr, a no-ACT baseline (M = 1) and a fixed-computation control (F = 3, halting mask 0)."""
-    from act_experiments import training
-    from act_experiments.backends import TorchBackend
+    from act_experiments.training import loop
+    from act_experiments.training.backends import TorchBackend
     shared = dict(**POPULATION_TASKS[cell], hidden=16, batch_size=16, dtype=dtype, device=device, lr=1e-2,
                   out="unused")
     members = [dict(seed=0, tau=1e-3), dict(seed=1, tau=1e-2, epsilon=0.05, lr=3e-3),
                dict(seed=2, no_act=True, lr=1e-3), dict(seed=3, fixed_ponder=3, lr=3e-3)]
-    return [training.make_config({**shared, **m}, TorchBackend) for m in members]
+    return [loop.make_config({**shared, **m}, TorchBackend) for m in members]
 
 
 def population_batches(configs, steps):
     """steps batches for every member, stacked: (x, y, mask) per step."""
-    from act_experiments import tasks
+    from act_experiments.data import tasks
     rngs = [np.random.default_rng(c["seed"]) for c in configs]
     out = []
     for _ in range(steps):
@@ -268,7 +268,7 @@ def test_population_trains_the_same_on_the_kernels(cell):
     as the population without them, step for step: the same N, losses and parameters. On the CPU
     the option's device check is passed by setting the attribute it guards, so that the dispatch
     itself runs under the interpreter; on a CUDA device the option is used as a caller would."""
-    from act_experiments.populations import TorchPopulation
+    from act_experiments.training.populations import TorchPopulation
     configs, steps = population_configs(DEVICE, cell=cell), 4 if cell == "rnn" else 2
     plain = TorchPopulation(configs, graphed=False)
     if DEVICE == "cuda":
@@ -294,7 +294,7 @@ def test_population_option_is_refused_where_it_cannot_run():
     """kernels=True is refused by name: with graphed=True, off a CUDA device, and anything but a
     bool; on a CUDA device it takes both cells. kernels=False (the default) leaves the population
     as it was."""
-    from act_experiments.populations import TorchPopulation
+    from act_experiments.training.populations import TorchPopulation
     configs = population_configs("cpu")
     with pytest.raises(ValueError, match="kernels"):
         TorchPopulation(configs, kernels="yes")

@@ -4,7 +4,7 @@
 
 act_numpy is the paper for one network in NumPy alone; act_torch its autograd twin; act_engine
 runs K of them stacked; act_beyond builds ACT's descendants on those; act_experiments holds the
-tasks, the loop, sweeps, results and plots. Two checks, both needed:
+data, the training loop, sweeps and one module per experiment. Two checks, both needed:
 - each package, imported whole in a fresh interpreter, has loaded no package above it (what runs);
 - every import statement, also those inside functions, names no layer above its own, and the
   project's modules import each other in no circle (what is written).
@@ -136,3 +136,20 @@ def test_no_module_or_function_is_oversized():
                 if length > 80:
                     big.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {length} lines")
     assert not big, "too large:\n" + "\n".join(big)
+
+
+def test_every_experiment_has_run_read_plot_and_main():
+    """One module per experiment in act_experiments/experiments, each with the same small interface."""
+    folder = ROOT / "act_experiments" / "experiments"
+    lacking = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name in ("__init__.py", "runner.py"):
+            continue
+        tree = ast.parse(path.read_text())
+        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+        assigned = {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+                    if isinstance(t, ast.Name)}
+        missing = ({"run", "read", "plot", "main"} - defined) | ({"SCRIPT", "DESCRIPTION"} - assigned)
+        if missing:
+            lacking.append(f"{path.relative_to(ROOT)} lacks {sorted(missing)}")
+    assert not lacking, "\n".join(lacking)

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from act_experiments import tasks, training
-from act_experiments.populations import NumpyPopulation as Population
-from act_experiments.backends import NumpyBackend
+from act_experiments.data import tasks
+from act_experiments.training import loop
+from act_experiments.training.populations import NumpyPopulation as Population
+from act_experiments.training.backends import NumpyBackend
 
 TASKS = {
     "parity": dict(task="parity", bits=6, hidden=16, batch_size=16),
@@ -26,12 +27,12 @@ def configs_for(task, members=MEMBERS):
         members = [m if m.get("no_act") or m.get("fixed_ponder") else dict(m, max_ponder=shared["max_ponder"])
                    for m in members]
         shared = {k: v for k, v in shared.items() if k != "max_ponder"}
-    return [training.make_config({**shared, **m}, NumpyBackend) for m in members]
+    return [loop.make_config({**shared, **m}, NumpyBackend) for m in members]
 
 
 def batches(config, n):
-    """The first n training batches of a run: its own data stream, as training.train draws it."""
-    rng = np.random.default_rng([config["seed"], training.DATA_STREAM])
+    """The first n training batches of a run: its own data stream, as loop.train draws it."""
+    rng = np.random.default_rng([config["seed"], loop.DATA_STREAM])
     return [tasks.make_batch(config["task"], rng, config["batch_size"], **config["task_options"]) for _ in range(n)]
 
 
@@ -133,8 +134,8 @@ def test_member_state_resumes_as_a_single_run_and_back():
 
 def torch_engine():
     pytest.importorskip("torch")
-    from act_experiments.populations import TorchPopulation
-    from act_experiments.backends import TorchBackend
+    from act_experiments.training.populations import TorchPopulation
+    from act_experiments.training.backends import TorchBackend
     return TorchPopulation, TorchBackend
 
 
@@ -143,7 +144,7 @@ def torch_engine():
                                              ({"dtype": "float32"}, "dtype"), ({"bits": 5}, "task_options")])
 def test_members_must_share_the_shape_of_the_computation(change, message, engine):
     population, backend = (Population, NumpyBackend) if engine == "numpy" else torch_engine()
-    configs = [training.make_config({**config, "out": "unused"}, backend) for config in
+    configs = [loop.make_config({**config, "out": "unused"}, backend) for config in
                ({**TASKS["parity"], "dtype": "float64", "seed": 0},
                 {**TASKS["parity"], "dtype": "float64", "seed": 1, **change})]
     with pytest.raises(ValueError, match=message):

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from act_experiments import course, results
+from act_experiments import course
+from act_experiments import tables
+from act_experiments.sweeps import reading
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
@@ -93,10 +95,10 @@ def test_with_nothing_to_install_or_no_network_it_says_what_to_do(monkeypatch, t
 
 
 def test_committed_results_are_results_in_a_clone_and_the_packaged_copy_elsewhere(tmp_path):
-    assert results.RESULTS == ROOT / "results"
+    assert tables.RESULTS == ROOT / "results"
     package = tmp_path / "site-packages" / "act_experiments"
     package.mkdir(parents=True)
-    assert results.committed_results(package) == package / "committed"
+    assert tables.committed_results(package) == package / "committed"
 
 
 def test_the_wheel_carries_the_committed_sweeps_and_every_subpackage(tmp_path):
@@ -109,8 +111,9 @@ def test_the_wheel_carries_the_committed_sweeps_and_every_subpackage(tmp_path):
     [wheel] = wheels.glob("act_course-*.whl")
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)],
                    check=True, capture_output=True)
-    probe = ("import act_experiments.results as r, act_experiments.plots.parity as p\n"
-             "print(r.RESULTS)\n"
+    probe = ("import act_experiments.sweeps.reading as r, act_experiments.experiments.parity as p\n"
+             "import act_experiments.tables as t\n"
+             "print(t.RESULTS)\n"
              "print(len(r.find_sweeps(verbose=False)), p.largest_sweep())\n")
     env = {**os.environ, "PYTHONPATH": str(site)}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
@@ -118,5 +121,5 @@ def test_the_wheel_carries_the_committed_sweeps_and_every_subpackage(tmp_path):
     where, counts = done.stdout.splitlines()
     assert Path(where) == site / "act_experiments" / "committed"
     found, largest = counts.split()
-    assert int(found) == len(results.find_sweeps(verbose=False))
-    assert largest == __import__("act_experiments.plots.parity", fromlist=["x"]).largest_sweep()
+    assert int(found) == len(reading.find_sweeps(verbose=False))
+    assert largest == __import__("act_experiments.experiments.parity", fromlist=["x"]).largest_sweep()

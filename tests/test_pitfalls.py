@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from act_beyond import pitfalls as pf
-from act_experiments import pitfall_runs
+from act_experiments.experiments import pitfalls as pitfall_runs
 from act_numpy.params import init_params
 from act_torch.act import act_forward
 

@@ -10,22 +10,25 @@ import matplotlib
 matplotlib.use("Agg")
 import pytest  # noqa: E402
 
-from act_experiments import results, sweep_stats  # noqa: E402
+from act_experiments.sweeps import stats  # noqa: E402
+from act_experiments import tables
+from act_experiments.sweeps import reading
 from act_experiments.figures import save_figures  # noqa: E402
-from act_experiments.plots import architecture, logic_addition  # noqa: E402
+from act_experiments.experiments import logic_addition  # noqa: E402
+from act_experiments.plots import architecture  # noqa: E402
 from act_experiments.plots.style import tau_colours  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_row_carries_its_runs_key_tau_and_seed():
-    sweep = results.load_sweep("addition_small")
+    sweep = reading.load_sweep("addition_small")
     runs = {r["run"]: r for r in sweep["runs"]}
-    assert {r["key"] for r in sweep["runs"]} == set(sweep_stats.taus(sweep)) | {results.NO_ACT}
+    assert {r["key"] for r in sweep["runs"]} == set(stats.taus(sweep)) | {reading.NO_ACT}
     for row in sweep["difficulty"] + sweep["curves"]:
         run = runs[row["run"]]
         assert (row["key"], row["tau"], row["act"], row["seed"]) == (run["key"], run["tau"], run["act"], run["seed"])
-    assert all((r["tau"] is None) == (r["key"] == results.NO_ACT) == (not r["act"]) for r in sweep["runs"])
+    assert all((r["tau"] is None) == (r["key"] == reading.NO_ACT) == (not r["act"]) for r in sweep["runs"])
 
 
 def test_find_sweeps_names_the_tau_sweeps_it_skips_and_passes_over_other_experiments(tmp_path, capsys):
@@ -38,7 +41,7 @@ def test_find_sweeps_names_the_tau_sweeps_it_skips_and_passes_over_other_experim
     (tmp_path / "pitfalls" / "gallery.csv").write_text("pitfall,seed\n")
     (tmp_path / "gates").mkdir()
     (tmp_path / "gates" / "runs.csv").write_text("kind,target_rate,seed,accuracy\n")
-    found = results.find_sweeps(tmp_path)
+    found = reading.find_sweeps(tmp_path)
     assert [s["name"] for s in found] == ["parity8"]
     printed = capsys.readouterr().out.splitlines()
     assert printed == ["skipped results/characters_small: not a sequence-error sweep",
@@ -46,43 +49,43 @@ def test_find_sweeps_names_the_tau_sweeps_it_skips_and_passes_over_other_experim
 
 
 def test_numbers_keep_their_kind():
-    assert [results.number(t) for t in ("", "300", "0.25", "1e-3")] == [None, 300, 0.25, 0.001]
-    assert isinstance(results.number("300"), int)
+    assert [tables.number(t) for t in ("", "300", "0.25", "1e-3")] == [None, 300, 0.25, 0.001]
+    assert isinstance(tables.number("300"), int)
     with pytest.raises(ValueError):
-        results.number("letter")
+        tables.number("letter")
 
 
 def test_table_is_the_mean_and_standard_error_over_seeds():
-    sweep = results.load_sweep("logic_small")
-    for row in sweep_stats.table(sweep):
+    sweep = reading.load_sweep("logic_small")
+    for row in stats.table(sweep):
         errors = [r["sequence_error"] for r in sweep["runs"] if r["key"] == row["key"]]
         assert row["errors"] == errors and row["seeds"] == len(errors)
         assert row["error"] == pytest.approx(sum(errors) / len(errors))
         assert (row["error_min"], row["error_max"]) == (min(errors), max(errors))
-    assert [r["key"] for r in sweep_stats.table(sweep)] == sweep_stats.keys(sweep)
-    assert sweep_stats.keys(sweep)[-1] == results.NO_ACT
+    assert [r["key"] for r in stats.table(sweep)] == stats.keys(sweep)
+    assert stats.keys(sweep)[-1] == reading.NO_ACT
 
 
 def test_by_difficulty_pools_the_seeds_by_count():
     rows = [{"key": 0.01, "seed": s, "difficulty": d, "count": c, "error": e}
             for s, d, c, e in ((0, 1, 10, 0.0), (1, 1, 30, 0.4), (0, 2, 5, 1.0))]
-    d, pooled, low, high = sweep_stats.by_difficulty(rows, 0.01, "error")
+    d, pooled, low, high = stats.by_difficulty(rows, 0.01, "error")
     assert d.tolist() == [1.0, 2.0]
     assert pooled.tolist() == pytest.approx([0.3, 1.0])
     assert low.tolist() == [0.0, 1.0] and high.tolist() == [0.4, 1.0]
 
 
 def test_tau_labels_and_colours():
-    assert [results.tau_label(k) for k in (0.001, 0.0003, 0.01, results.NO_ACT)] == ["1e-3", "3e-4", "1e-2", "no ACT"]
+    assert [reading.tau_label(k) for k in (0.001, 0.0003, 0.01, reading.NO_ACT)] == ["1e-3", "3e-4", "1e-2", "no ACT"]
     colours = tau_colours([0.1, 0.001, 0.01], "viridis", 0.9, -0.8, "grey")
     cmap = matplotlib.colormaps["viridis"]
-    assert colours[0.001] == cmap(0.9) and colours[0.1] == cmap(0.1) and colours[results.NO_ACT] == "grey"
+    assert colours[0.001] == cmap(0.9) and colours[0.1] == cmap(0.1) and colours[reading.NO_ACT] == "grey"
     by_rank = tau_colours([0.006, 0.03, 0.1], "viridis", 0.0, 0.9, "black", spacing="rank")
     assert by_rank[0.03] == cmap(0.45)
 
 
 def test_logic_addition_figures_come_out_the_same_twice(tmp_path):
-    sweep = results.load_sweep("addition_small")
+    sweep = reading.load_sweep("addition_small")
     first = save_figures(logic_addition.FIGURES, sweep, "addition_test", tmp_path / "a")
     assert sorted(p.name for p in first) == sorted(
         f"addition_test_{name}.png" for name in ("error_per_tau", "error_vs_ponder", "difficulty", "learning_curves"))

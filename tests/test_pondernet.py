@@ -7,9 +7,10 @@ import torch
 import torch.nn.functional as F
 
 from act_beyond import pondernet as pn
-from act_experiments import pondernet_runs
+from act_experiments.experiments import pondernet as pondernet_runs
 from act_experiments.plots import pondernet as pondernet_plots
-from act_experiments import tasks, training
+from act_experiments.data import tasks
+from act_experiments.training import loop
 from act_torch.act import act_forward
 
 
@@ -265,13 +266,13 @@ def test_loss_gradient_through_the_parameters():
 
 def test_population_starts_where_act_starts_and_reads_its_data():
     pop = pondernet_runs.Population([{"seed": 3}], task_options={"bits": 6}, hidden=8, max_steps=4)
-    config = training.make_config({"task": "parity", "bits": 6, "hidden": 8, "seed": 3})
-    act_init = training.init_parameters(config)
+    config = loop.make_config({"task": "parity", "bits": 6, "hidden": 8, "seed": 3})
+    act_init = loop.init_parameters(config)
     for k, v in pop.member_params(0).items():
         if k != "b_h":
             np.testing.assert_allclose(v, act_init[k], rtol=1e-6, atol=1e-7)      # float32 copies
     x, _ = pop.batch()
-    x_act, _, _ = tasks.make_batch("parity", np.random.default_rng([3, training.DATA_STREAM]), 128, bits=6)
+    x_act, _, _ = tasks.make_batch("parity", np.random.default_rng([3, loop.DATA_STREAM]), 128, bits=6)
     np.testing.assert_array_equal(x[0], x_act)
 
 
@@ -353,9 +354,9 @@ def test_comparison_tables_round_trip(tmp_path):
     back = pondernet_runs.read_comparison(tmp_path / "out")
     assert back["meta"]["settings"]["bits"] == 4 and len(back["runs"]) == 6
     assert back["runs"][0]["model"] in ("act", "pondernet") and isinstance(back["runs"][0]["seed"], int)
-    act_knob, pn_knob = pondernet_runs.comparison_picks(back)
+    act_knob, pn_knob = pondernet_plots.comparison_picks(back)
     assert act_knob == 1e-2 and pn_knob in (1e-2, 1e-1)
-    picks = pondernet_runs.attention_picks(back, act_knob, pn_knob)
+    picks = pondernet_plots.attention_picks(back, act_knob, pn_knob)
     assert [m for m, _, _ in picks] == ["act", "pondernet"]
     import matplotlib
     matplotlib.use("Agg")

@@ -5,9 +5,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from act_experiments import tasks, training  # noqa: E402
-from act_experiments.populations import TorchPopulation as Population  # noqa: E402
-from act_experiments.backends import TorchBackend  # noqa: E402
+from act_experiments.data import tasks  # noqa: E402
+from act_experiments.training import loop
+from act_experiments.training.populations import TorchPopulation as Population  # noqa: E402
+from act_experiments.training.backends import TorchBackend  # noqa: E402
 
 TASKS = {
     "parity": dict(task="parity", bits=6, hidden=16, batch_size=16),
@@ -26,12 +27,12 @@ def configs_for(task, members=MEMBERS):
         members = [m if m.get("no_act") or m.get("fixed_ponder") else dict(m, max_ponder=shared["max_ponder"])
                    for m in members]
         shared = {k: v for k, v in shared.items() if k != "max_ponder"}
-    return [training.make_config({**shared, **m}, TorchBackend) for m in members]
+    return [loop.make_config({**shared, **m}, TorchBackend) for m in members]
 
 
 def batches(config, n):
-    """The first n training batches of a run: its own data stream, as training.train draws it."""
-    rng = np.random.default_rng([config["seed"], training.DATA_STREAM])
+    """The first n training batches of a run: its own data stream, as loop.train draws it."""
+    rng = np.random.default_rng([config["seed"], loop.DATA_STREAM])
     return [tasks.make_batch(config["task"], rng, config["batch_size"], **config["task_options"]) for _ in range(n)]
 
 

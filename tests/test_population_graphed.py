@@ -12,12 +12,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from act_experiments import tasks, training  # noqa: E402
+from act_experiments.data import tasks  # noqa: E402
+from act_experiments.training import loop
 from act_numpy.params import PARAM_NAMES  # noqa: E402
 from act_engine.graphed import Rerun  # noqa: E402
-from act_experiments.populations import TorchPopulation as Population  # noqa: E402
+from act_experiments.training.populations import TorchPopulation as Population  # noqa: E402
 from act_engine.population_graphed import PopulationGraphStep, graph_step_for  # noqa: E402
-from act_experiments.backends import TorchBackend  # noqa: E402
+from act_experiments.training.backends import TorchBackend  # noqa: E402
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 
@@ -33,12 +34,12 @@ MEMBERS = [dict(seed=0, halting_bias=-2.0, lr=3e-2), dict(seed=1, halting_bias=0
 
 def configs_for(kind, dtype="float64", device="cpu"):
     shared = dict(TASKS[kind], dtype=dtype, device=device, lr=1e-2, out="unused")
-    return [training.make_config({**shared, **m}, TorchBackend) for m in MEMBERS]
+    return [loop.make_config({**shared, **m}, TorchBackend) for m in MEMBERS]
 
 
 def batches(configs, n):
     """n stacked batches: member k's from its own data stream, as training draws them."""
-    rngs = [np.random.default_rng([c["seed"], training.DATA_STREAM]) for c in configs]
+    rngs = [np.random.default_rng([c["seed"], loop.DATA_STREAM]) for c in configs]
     c = configs[0]
     return [[np.stack(part) for part in zip(*(tasks.make_batch(c["task"], rng, c["batch_size"], **c["task_options"])
                                                 for rng in rngs))] for _ in range(n)]
@@ -79,7 +80,7 @@ def test_fixed_steps_forward_equals_eager_forward_when_complete(kind):
 
 def test_fixed_steps_forward_is_complete_when_only_capped_members_need_more():
     """A member at its cap M stops there, whatever its halting sums: a budget of M is enough."""
-    configs = [training.make_config(dict(TASKS["rnn"], seed=k, halting_bias=-6.0, max_ponder=3, dtype="float64",
+    configs = [loop.make_config(dict(TASKS["rnn"], seed=k, halting_bias=-6.0, max_ponder=3, dtype="float64",
                                          device="cpu", out="unused"), TorchBackend) for k in range(2)]
     pop = Population(configs)
     x = torch.as_tensor(batches(configs, 1)[0][0])

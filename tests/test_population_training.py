@@ -11,10 +11,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from act_experiments import training  # noqa: E402
+from act_experiments.training import loop  # noqa: E402
 from conftest import Interrupted, crashing  # noqa: E402
-from act_experiments.populations import TorchPopulation as Population  # noqa: E402
-from act_experiments.backends import TorchBackend  # noqa: E402
+from act_experiments.training.populations import TorchPopulation as Population  # noqa: E402
+from act_experiments.training.backends import TorchBackend  # noqa: E402
 
 TASKS = {
     "parity": dict(task="parity", bits=6, hidden=16, batch_size=16),
@@ -32,7 +32,7 @@ TIMES = ("time_s", "train_time_s")
 
 
 def configs(task, folder, iterations=30):
-    return [training.make_config({**TASKS[task], **COMMON, **member, "iterations": iterations,
+    return [loop.make_config({**TASKS[task], **COMMON, **member, "iterations": iterations,
                                   "out": str(folder / name)}, TorchBackend)
             for name, member in MEMBERS.items()]
 
@@ -54,14 +54,14 @@ def close(a, b, where):
 
 
 def same_run(folder_a, folder_b):
-    log_a, log_b = (training.read_log(f / "log.jsonl") for f in (folder_a, folder_b))
+    log_a, log_b = (loop.read_log(f / "log.jsonl") for f in (folder_a, folder_b))
     assert len(log_a) == len(log_b) and len(log_a) > 0
     for i, (ra, rb) in enumerate(zip(log_a, log_b)):
         close(ra, rb, (folder_a.name, i))
     sa, sb = (json.loads((f / "summary.json").read_text()) for f in (folder_a, folder_b))
     close(sa["final_eval"], sb["final_eval"], "final_eval")
-    state_a, meta_a = training.load_checkpoint(folder_a / "checkpoint.npz")
-    state_b, meta_b = training.load_checkpoint(folder_b / "checkpoint.npz")
+    state_a, meta_a = loop.load_checkpoint(folder_a / "checkpoint.npz")
+    state_b, meta_b = loop.load_checkpoint(folder_b / "checkpoint.npz")
     assert meta_a["iteration"] == meta_b["iteration"] and meta_a["data_rng"] == meta_b["data_rng"]
     assert set(state_a) == set(state_b)
     for key in state_a:
@@ -72,9 +72,9 @@ def same_run(folder_a, folder_b):
 def test_a_population_writes_what_its_runs_write_alone(tmp_path, task):
     alone = configs(task, tmp_path / "alone")
     for config in alone:
-        training.train(config, TorchBackend, progress=False)
+        loop.train(config, TorchBackend, progress=False)
     together = configs(task, tmp_path / "together")
-    summaries = training.train_population(together, TorchBackend, Population, progress=False)
+    summaries = loop.train_population(together, TorchBackend, Population, progress=False)
     assert len(summaries) == len(together)
     for config in alone:
         name = config["out"].rsplit("/", 1)[-1]
@@ -86,7 +86,7 @@ def test_a_population_writes_what_its_runs_write_alone(tmp_path, task):
 
 def test_each_run_gets_its_share_of_the_training_time(tmp_path):
     together = configs("parity", tmp_path, iterations=10)
-    summaries = training.train_population(together, TorchBackend, Population, progress=False)
+    summaries = loop.train_population(together, TorchBackend, Population, progress=False)
     shares = {s["train_time_s"] for s in summaries}
     assert len(shares) == 1 and shares.pop() > 0
     assert all(s["time_s"] >= s["train_time_s"] * len(summaries) * 0.99 for s in summaries)
@@ -94,28 +94,28 @@ def test_each_run_gets_its_share_of_the_training_time(tmp_path):
 
 def test_a_killed_population_resumes_exactly_together_or_alone(tmp_path):
     whole = configs("logic", tmp_path / "whole")
-    training.train_population(whole, TorchBackend, Population, progress=False)
+    loop.train_population(whole, TorchBackend, Population, progress=False)
     killed = configs("logic", tmp_path / "killed")
     with pytest.raises(Interrupted):
-        training.train_population(killed, TorchBackend, crashing(Population, after=17), progress=False)
+        loop.train_population(killed, TorchBackend, crashing(Population, after=17), progress=False)
     # every member checkpointed at its evaluation at 10; two resume together, one alone
-    prepared = [training.prepare({"out": c["out"]}, TorchBackend, resume=True) for c in killed]
+    prepared = [loop.prepare({"out": c["out"]}, TorchBackend, resume=True) for c in killed]
     assert {p[1][1]["iteration"] for p in prepared} == {10}
-    training.train_population([p[0] for p in prepared[:2]], TorchBackend, Population,
+    loop.train_population([p[0] for p in prepared[:2]], TorchBackend, Population,
                               checkpoints=[p[1] for p in prepared[:2]], progress=False)
-    training.train(prepared[2][0], TorchBackend, checkpoint=prepared[2][1], progress=False)
+    loop.train(prepared[2][0], TorchBackend, checkpoint=prepared[2][1], progress=False)
     for name in MEMBERS:
         same_run(tmp_path / "whole" / name, tmp_path / "killed" / name)
 
 
 def test_runs_saved_alone_resume_as_a_population(tmp_path):
     whole = configs("parity", tmp_path / "whole")
-    training.train_population(whole, TorchBackend, Population, progress=False)
+    loop.train_population(whole, TorchBackend, Population, progress=False)
     part = configs("parity", tmp_path / "part", iterations=10)
     for config in part:
-        training.train(config, TorchBackend, progress=False)
-    prepared = [training.prepare({"out": c["out"], "iterations": 30}, TorchBackend, resume=True) for c in part]
-    training.train_population([p[0] for p in prepared], TorchBackend, Population,
+        loop.train(config, TorchBackend, progress=False)
+    prepared = [loop.prepare({"out": c["out"], "iterations": 30}, TorchBackend, resume=True) for c in part]
+    loop.train_population([p[0] for p in prepared], TorchBackend, Population,
                               checkpoints=[p[1] for p in prepared], progress=False)
     for name in MEMBERS:
         same_run(tmp_path / "whole" / name, tmp_path / "part" / name)
@@ -132,29 +132,29 @@ def test_a_population_stops_on_a_signal_with_every_member_checkpointed(tmp_path,
             return super().train_step(x, y, mask)
 
     stopped = configs("parity", tmp_path)
-    with pytest.raises(training.Stopped) as info:
-        training.train_population(stopped, TorchBackend, SignalledAfter, progress=False)
+    with pytest.raises(loop.Stopped) as info:
+        loop.train_population(stopped, TorchBackend, SignalledAfter, progress=False)
     assert info.value.iteration == 13 and info.value.exit_code == 143
     for config in stopped:
-        _, meta = training.load_checkpoint(f"{config['out']}/checkpoint.npz")
+        _, meta = loop.load_checkpoint(f"{config['out']}/checkpoint.npz")
         assert meta["iteration"] == 13
 
 
 def test_population_refusals(tmp_path):
     good = configs("parity", tmp_path)
     with pytest.raises(ValueError, match="at least one"):
-        training.train_population([], TorchBackend, Population)
+        loop.train_population([], TorchBackend, Population)
     longer = [good[0], {**good[1], "iterations": 40}]
     with pytest.raises(ValueError, match="iterations"):
-        training.train_population(longer, TorchBackend, Population)
+        loop.train_population(longer, TorchBackend, Population)
     with pytest.raises(ValueError, match="own out folder"):
-        training.train_population([good[0], good[0]], TorchBackend, Population)
+        loop.train_population([good[0], good[0]], TorchBackend, Population)
     with pytest.raises(ValueError, match="one entry per config"):
-        training.train_population(good, TorchBackend, Population, checkpoints=[None])
+        loop.train_population(good, TorchBackend, Population, checkpoints=[None])
 
 
 def test_the_shared_keys_are_the_populations_own():
     from act_engine import members, numpy_population, torch_population
     assert numpy_population.SHARED == members.SHARED
-    assert training.SHARED_BY_POPULATION == members.SHARED + ("device",) + training.IN_STEP
+    assert loop.SHARED_BY_POPULATION == members.SHARED + ("device",) + loop.IN_STEP
     assert torch_population.SHARED == members.SHARED + ("device",)

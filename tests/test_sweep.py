@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from act_experiments import training
+from act_experiments.training import loop
 
 torch = pytest.importorskip("torch")
 
-from act_experiments import sweeps as sweep  # noqa: E402
-from act_experiments import sweep_workers  # noqa: E402
+from act_experiments.sweeps import launch as sweep  # noqa: E402
+from act_experiments.sweeps import workers  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -187,8 +187,8 @@ def sweep_process(tmp_path, name, args, lines):
 
 def sweep_driver(tmp_path):
     """A Python program that runs the sweep engine with its ROOT moved to tmp_path."""
-    return (f"import sys; from act_experiments import sweeps; from pathlib import Path; "
-            f"sweeps.ROOT = Path({str(tmp_path)!r}); sweeps.main(sys.argv[1:])")
+    return (f"import sys; from act_experiments.sweeps import launch; from pathlib import Path; "
+            f"launch.ROOT = Path({str(tmp_path)!r}); launch.main(sys.argv[1:])")
 
 
 def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
@@ -198,8 +198,8 @@ def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert_one_line(proc.returncode, err, 130, "run the same command again")
-    _, meta = training.load_checkpoint(run / "checkpoint.npz")
-    assert meta["iteration"] >= training.read_log(run / "log.jsonl")[-1]["iteration"] >= 20
+    _, meta = loop.load_checkpoint(run / "checkpoint.npz")
+    assert meta["iteration"] >= loop.read_log(run / "log.jsonl")[-1]["iteration"] >= 20
     assert not (tmp_path / "results" / "i").exists()
 
 
@@ -265,20 +265,20 @@ def test_bad_engine_options_stop_in_one_line(root, capsys, extra, words):
 
 
 def test_shards_are_even_in_the_sweeps_order_and_fit_in_memory(capsys):
-    from act_experiments.backends import TorchBackend
+    from act_experiments.training.backends import TorchBackend
     base = {"task": "parity", "bits": 3, "hidden": 4, "batch_size": 4, "device": "cpu"}
     jobs = [(f"r{i}", {**base, "seed": i, "out": f"r{i}"}) for i in range(7)]
     jobs.append(("wide", {**base, "hidden": 8, "seed": 0, "out": "wide"}))     # another shape: its own shard
-    configs = [training.make_config(o, TorchBackend) for _, o in jobs]
-    plan = sweep_workers.plan_shards(jobs, configs, workers=2, free=1 << 40)
+    configs = [loop.make_config(o, TorchBackend) for _, o in jobs]
+    plan = workers.plan_shards(jobs, configs, workers=2, free=1 << 40)
     assert [[j[0] for j in s] for s in plan] == [["r0", "r1", "r2", "r3"], ["r4", "r5", "r6"], ["wide"]]
-    plan = sweep_workers.plan_shards(jobs, configs, workers=1, size=3, free=1 << 40)
+    plan = workers.plan_shards(jobs, configs, workers=1, size=3, free=1 << 40)
     assert sorted(len(s) for s in plan) == [1, 2, 2, 3]      # seven runs in three even shards, and "wide"
-    need = sweep_workers.member_bytes(configs[0])
-    plan = sweep_workers.plan_shards(jobs[:7], configs[:7], workers=1, free=int(2.5 * need / 0.8))
+    need = workers.member_bytes(configs[0])
+    plan = workers.plan_shards(jobs[:7], configs[:7], workers=1, free=int(2.5 * need / 0.8))
     assert max(len(s) for s in plan) == 2                 # memory caps the default size
     with pytest.raises(SystemExit) as info:
-        sweep_workers.plan_shards(jobs[:7], configs[:7], workers=1, size=5, free=int(2.5 * need / 0.8))
+        workers.plan_shards(jobs[:7], configs[:7], workers=1, size=5, free=int(2.5 * need / 0.8))
     assert info.value.code == 2
     assert_one_line(2, capsys.readouterr().err, 2, "--population-size 5", "GB")
 
@@ -304,7 +304,7 @@ def test_a_sweep_stopped_and_run_again_ends_with_the_numbers_of_one_that_never_s
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    _, meta = training.load_checkpoint(run / "checkpoint.npz")
+    _, meta = loop.load_checkpoint(run / "checkpoint.npz")
     assert 0 < meta["iteration"] < 2000
     subprocess.run([sys.executable, "-c", driver, "--name", "stopped", *args], check=True, capture_output=True)
     through, stopped = read_runs(tmp_path / "results" / "through"), read_runs(tmp_path / "results" / "stopped")
@@ -343,11 +343,12 @@ def test_a_numpy_worker_starts_without_pytorch():
     """PyTorch's import costs a NumPy sweep's every worker most of a second: the NumPy backend, its
     population and the loop load without it, and TorchBackend and TorchPopulation still import."""
     code = ("import sys\n"
-            "from act_experiments import sweep_workers, training\n"
-            "sweep_workers.backend_classes('numpy')\n"
+            "from act_experiments.sweeps import workers\n"
+            "from act_experiments.training import loop\n"
+            "workers.backend_classes('numpy')\n"
             "print('torch' in sys.modules)\n"
-            "from act_experiments.backends import BACKENDS, TorchBackend\n"
-            "from act_experiments.populations import TorchPopulation\n"
+            "from act_experiments.training.backends import BACKENDS, TorchBackend\n"
+            "from act_experiments.training.populations import TorchPopulation\n"
             "print(BACKENDS['torch'] is TorchBackend, TorchPopulation.__name__)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True", "TorchPopulation"]

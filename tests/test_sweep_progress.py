@@ -1,22 +1,16 @@
 """scripts/sweep_progress.py: an unfinished sweep's logs as progress.csv, windows and evaluations
 agreeing with the log they come from, and one line for a sweep that is not there."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("torch")
 
-from act_experiments import sweeps  # noqa: E402
-from act_experiments.checkpoints import read_log  # noqa: E402
-from act_experiments.results import read_csv  # noqa: E402
+from act_experiments.sweeps import launch, progress  # noqa: E402
+from act_experiments.training.checkpoints import read_log  # noqa: E402
+from act_experiments.tables import read_csv  # noqa: E402
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "sweep_progress.py"
-spec = importlib.util.spec_from_file_location("sweep_progress", SCRIPT)
-progress = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(progress)
 
 SWEEP = ["--name", "tiny", "--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4",
          "--iterations", "30", "--eval-every", "20", "--eval-size", "8", "--log-every", "5",
@@ -25,8 +19,8 @@ SWEEP = ["--name", "tiny", "--task", "parity", "--bits", "3", "--hidden", "4", "
 
 @pytest.fixture
 def swept(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweeps, "ROOT", tmp_path)
-    sweeps.main(SWEEP)
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
+    launch.main(SWEEP)
     return tmp_path
 
 
@@ -54,7 +48,7 @@ def test_progress_rows_are_the_logs_means(swept, capsys):
 
 
 def test_a_sweep_that_has_not_started_is_one_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sweeps, "ROOT", tmp_path)
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
     with pytest.raises(SystemExit) as exit_info:
         progress.main(["nosuch", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err.strip()

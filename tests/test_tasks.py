@@ -1,12 +1,12 @@
-"""Tests for act_experiments.tasks: shapes, seeds, and every target recomputed independently."""
+"""Tests for act_experiments.data.tasks: shapes, seeds, and every target recomputed independently."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from act_experiments import tasks
-from act_experiments.tasks import make_batch
+from act_experiments.data import tasks
+from act_experiments.data.tasks import make_batch
 
 SEEDS = st.integers(0, 2**32 - 1)
 SMALL_OPTIONS = {
@@ -159,12 +159,12 @@ def test_parity_nonzero_range_refused(options, message):
 
 
 def test_parity_nonzero_range_in_training_configs():
-    from act_experiments import training
-    config = training.make_config({"task": "parity", "bits": 8, "max_nonzero": 4})
+    from act_experiments.training import loop
+    config = loop.make_config({"task": "parity", "bits": 8, "max_nonzero": 4})
     assert config["task_options"] == {"bits": 8, "max_nonzero": 4}
-    assert training.make_config({"task": "parity", "bits": 8})["task_options"] == {"bits": 8}
+    assert loop.make_config({"task": "parity", "bits": 8})["task_options"] == {"bits": 8}
     with pytest.raises(ValueError, match="belongs to task 'parity'"):
-        training.make_config({"task": "sort", "max_nonzero": 3})
+        loop.make_config({"task": "sort", "max_nonzero": 3})
 
 
 # ---------------------------------------------------------------------------------------
@@ -490,7 +490,7 @@ def test_unknown_task_raises(call):
 
 
 def test_one_table_describes_every_task():
-    from act_experiments import config
+    from act_experiments.training import config
     assert tuple(tasks.TASK_TABLE) == tasks.ALL_TASKS
     assert tasks.TEXT_TASKS == tuple(name for name, t in tasks.TASK_TABLE.items() if t.text)
     assert config.TASK_DEFAULTS == {name: t.train for name, t in tasks.TASK_TABLE.items()}

@@ -1,4 +1,4 @@
-"""Tests for act_experiments.text and the "characters" task: corpus, split, batches, options, training."""
+"""Tests for act_experiments.data.text and the "characters" task: corpus, split, batches, options, training."""
 
 import json
 import math
@@ -6,8 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from act_experiments import cli, evaluation, tasks, text, training
-from act_experiments.backends import NumpyBackend
+from act_experiments.training import cli, evaluation, loop
+from act_experiments.data import tasks, text
+from act_experiments.training.backends import NumpyBackend
 
 
 def rng(seed=0):
@@ -139,11 +140,11 @@ def test_bad_options_raise(options, message):
 
 def test_bad_training_options_raise(small_file):
     with pytest.raises(ValueError, match="belongs to task 'characters'"):
-        training.make_config({"task": "parity", "seq_len": 10}, NumpyBackend)
+        loop.make_config({"task": "parity", "seq_len": 10}, NumpyBackend)
     with pytest.raises(ValueError, match="no such file"):
-        training.make_config({"task": "characters", "data": "/no/such/file"}, NumpyBackend)
+        loop.make_config({"task": "characters", "data": "/no/such/file"}, NumpyBackend)
     with pytest.raises(ValueError, match="too long for the held_out text"):   # 200 bytes < 301
-        training.make_config({"task": "characters", "data": small_file, "seq_len": 300}, NumpyBackend)
+        loop.make_config({"task": "characters", "data": small_file, "seq_len": 300}, NumpyBackend)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,10 +187,10 @@ def test_a_short_training_run_beats_the_uniform_guess(tmp_path):
     tau = 0.1 keeps the ponder near its minimum: with a small tau the ponder of so short a run
     can climb towards the cap just as the network gets past byte frequencies, which only costs time.
     """
-    summary = training.run({"task": "characters", "seq_len": 16, "hidden": 32, "batch_size": 16,
+    summary = loop.run({"task": "characters", "seq_len": 16, "hidden": 32, "batch_size": 16,
                             "lr": 1e-2, "tau": 0.1, "iterations": 20, "eval_every": 0, "eval_size": 32,
                             "out": str(tmp_path / "run")}, NumpyBackend, progress=False)
-    evals = [r for r in training.read_log(tmp_path / "run" / "log.jsonl") if r["kind"] == "eval"]
+    evals = [r for r in loop.read_log(tmp_path / "run" / "log.jsonl") if r["kind"] == "eval"]
     assert abs(evals[0]["bits_per_char"] - 8.0) < 0.1
     assert summary["final_eval"]["bits_per_char"] < 6.0
     classes = {d["difficulty"] for d in summary["final_eval"]["by_difficulty"]}

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_experiments import tasks
+from act_experiments.data import tasks
 from act_numpy.halting import halting_weights
 from act_numpy.model import ACTModel, sequence_steps
 
@@ -400,8 +400,8 @@ def test_universal_transformer_numbers_quoted_in_notebook_13():
 
 
 def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
-    from act_experiments import pitfall_runs
-    rows, meta = pitfall_runs.read_results("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
+    from act_experiments.experiments import pitfalls as pitfall_runs
+    rows, meta = pitfall_runs.read("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
     text = (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
     for name, s in pitfall_runs.summarise(rows).items():
         e, p = s["error"], s["ponder"]
@@ -457,8 +457,8 @@ def test_notebook_05_quotes_the_measured_checks():
 
 def test_notebook_05_describes_the_sweep_it_shows():
     # section 5 shows plot_parity.largest_sweep(); the text must name that sweep and its settings
-    from act_experiments import config
-    from act_experiments.plots import parity as plot_parity
+    from act_experiments.training import config
+    from act_experiments.experiments import parity as plot_parity
     shown = plot_parity.largest_sweep()
     assert shown == "parity16_gpu"
     text = markdown("05_")
@@ -892,8 +892,8 @@ def test_readme_quotes_the_gpu_parity_sweep():
     failed = [int(r["max_ponder"]) for r in runs("parity16_gpu")
               if r["act"] == "1" and float(r["tau"]) <= 1e-3 and float(r["sequence_error"]) > 0.2]
     assert max(failed) < 100 and f"(up to {min(failed)}–{max(failed)} updates, below the cap)" in row
-    from act_experiments.plots import parity as plot_parity
-    from act_experiments.results import load_sweep
+    from act_experiments.experiments import parity as plot_parity
+    from act_experiments.sweeps.reading import load_sweep
     rise = [c for c in plot_parity.paper_comparison(load_sweep("parity16_gpu")) if c["claim"].startswith("ponder vs bits")]
     assert len(rise) == 1 and not rise[0]["agrees"] and "ponder rises little with the bits (at most about one update), not linearly" in row
     ponder = ponder_per_difficulty("parity16_gpu")
@@ -938,10 +938,11 @@ def test_docs_sort_quotes_its_calibration_table():
 # Sort at 2-8 numbers (results/sort_len8): notebook 08 section 7, docs/sort.md and the README
 
 def len8_numbers():
-    """The numbers quoted of results/sort_len8, from its CSVs as sweep_stats.table sums them."""
-    from act_experiments import results, sweep_stats
-    sweep = results.load_sweep("sort_len8")
-    table = {(None if r["key"] == results.NO_ACT else r["key"]): r for r in sweep_stats.table(sweep)}
+    """The numbers quoted of results/sort_len8, from its CSVs as stats.table sums them."""
+    from act_experiments.sweeps import stats
+    from act_experiments.sweeps import reading
+    sweep = reading.load_sweep("sort_len8")
+    table = {(None if r["key"] == reading.NO_ACT else r["key"]): r for r in stats.table(sweep)}
     mean = {k: r["error"] for k, r in table.items()}
     se = {k: r["error_se"] for k, r in table.items()}
     rho = {k: r["ponder"] for k, r in table.items()}
@@ -1059,13 +1060,13 @@ CONTROL_NOTEBOOKS = {"parity": "05_", "logic": "06_", "addition": "07_", "sort":
 
 
 def committed_controls():
-    from act_experiments import controls
+    from act_experiments.experiments import controls
     return {task: controls.load_pair(task) for task, c in controls.CONTROLS.items()
             if (ROOT / "results" / c.fixed / "runs.csv").exists()}
 
 
 def test_every_committed_control_is_quoted_with_its_paired_numbers_and_verdict():
-    from act_experiments import controls
+    from act_experiments.experiments import controls
     found = committed_controls()
     assert "logic" in found                       # the first control committed
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -1090,5 +1091,5 @@ def test_every_committed_control_is_quoted_with_its_paired_numbers_and_verdict()
 
 
 def results_key(F):
-    from act_experiments.results import fixed_key
+    from act_experiments.sweeps.reading import fixed_key
     return fixed_key(F)

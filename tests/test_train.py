@@ -8,10 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from act_experiments import cli, evaluation, tasks, training
+from act_experiments.training import cli, evaluation, loop
+from act_experiments.data import tasks
 
 torch = pytest.importorskip("torch")
-from act_experiments.backends import NumpyBackend, TorchBackend  # noqa: E402
+from act_experiments.training.backends import NumpyBackend, TorchBackend  # noqa: E402
 from conftest import Interrupted, crashing  # noqa: E402
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
@@ -30,8 +31,8 @@ def small_run(tmp_path, name, backend="numpy", task="parity", **options):
     """Train a small run into tmp_path/name and return (summary, log records)."""
     opts = {**SMALL[task], "iterations": 6, "eval_every": 3, "eval_size": 16, "log_every": 2,
             "lr": 1e-2, "out": str(tmp_path / name), **options}
-    summary = training.run(opts, BACKENDS[backend], progress=False)
-    return summary, training.read_log(tmp_path / name / "log.jsonl")
+    summary = loop.run(opts, BACKENDS[backend], progress=False)
+    return summary, loop.read_log(tmp_path / name / "log.jsonl")
 
 
 def without_time(records):
@@ -44,17 +45,17 @@ def without_time(records):
 
 
 def test_paper_defaults_per_task():
-    parity = training.make_config({"task": "parity"}, NumpyBackend)
+    parity = loop.make_config({"task": "parity"}, NumpyBackend)
     assert (parity["cell"], parity["hidden"], parity["batch_size"], parity["task_options"]["bits"]) == ("rnn", 128, 128, 64)
     for task, hidden, batch in (("logic", 128, 16), ("addition", 512, 32), ("sort", 512, 16)):
-        c = training.make_config({"task": task}, NumpyBackend)
+        c = loop.make_config({"task": task}, NumpyBackend)
         assert (c["cell"], c["hidden"], c["batch_size"]) == ("lstm", hidden, batch), task
-    assert training.make_config({"task": "addition"}, NumpyBackend)["max_ponder"] == 20
-    c = training.make_config({}, NumpyBackend)
+    assert loop.make_config({"task": "addition"}, NumpyBackend)["max_ponder"] == 20
+    c = loop.make_config({}, NumpyBackend)
     assert (c["lr"], c["epsilon"], c["max_ponder"], c["tau"], c["halting_bias"]) == (1e-4, 0.01, 100, 1e-3, 1.0)
-    assert c["dtype"] == "float64" and training.make_config({}, TorchBackend)["dtype"] == "float32"
+    assert c["dtype"] == "float64" and loop.make_config({}, TorchBackend)["dtype"] == "float32"
     # given options win over the task's defaults
-    c = training.make_config({"task": "sort", "hidden": 32, "max_length": 5}, NumpyBackend)
+    c = loop.make_config({"task": "sort", "hidden": 32, "max_length": 5}, NumpyBackend)
     assert c["hidden"] == 32 and c["task_options"] == {"max_length": 5}
 
 
@@ -77,7 +78,7 @@ def test_paper_defaults_per_task():
 ])
 def test_bad_options_raise_value_error(options, words):
     with pytest.raises(ValueError, match=words):
-        training.make_config(options, NumpyBackend)
+        loop.make_config(options, NumpyBackend)
 
 
 def test_cli_reports_bad_options_as_usage_errors(capsys, tmp_path):
@@ -113,10 +114,13 @@ def test_log_and_summary_fields(tmp_path, backend):
     assert [r["iteration"] for r in train] == [2, 4, 6]          # every --log-every
     assert [r["iteration"] for r in evals] == [0, 3, 6]          # at 0, every --eval-every, at the end
     for r in log:
-        assert {"loss", "sequence_error", "mean_ponder", "max_ponder"} <= set(r)
+        assert {"loss", "sequence_error", "mean_ponder", "max_N"} <= set(r)      # read_log: the code's names
         assert 0.0 <= r["sequence_error"] <= 1.0 and r["loss"] > 0
-        assert 1.0 <= r["mean_ponder"] <= 101.0 and 1 <= r["max_ponder"] <= 100
-        assert isinstance(r["max_ponder"], int)
+        assert 1.0 <= r["mean_ponder"] <= 101.0 and 1 <= r["max_N"] <= 100
+        assert isinstance(r["max_N"], int)
+    # the file keeps the name it has always had for the largest N (checkpoints.FILE_NAMES)
+    first = json.loads((tmp_path / "run" / "log.jsonl").read_text().splitlines()[0])
+    assert "max_ponder" in first and "max_N" not in first
     assert all(set(TIME_FIELDS) <= set(r) for r in evals)
     final = summary["final_eval"]
     assert final["sequence_error"] == evals[-1]["sequence_error"]
@@ -141,7 +145,7 @@ def test_sequence_error_is_the_fraction_of_sequences_with_a_mistake():
     fields = tally.fields()
     assert fields["sequence_error"] == 0.5                   # 2 of 4 sequences have a mistake
     assert fields["mean_ponder"] == pytest.approx(17 / 9)    # rho over the 9 steps of the sequences
-    assert fields["max_ponder"] == 4 and fields["loss"] == 1.5
+    assert fields["max_N"] == 4 and fields["loss"] == 1.5
 
 
 @pytest.mark.parametrize("task", ["logic", "addition", "sort"])
@@ -167,7 +171,7 @@ def test_same_seed_same_numbers(tmp_path, backend):
 
 
 def final_params(backend, out):
-    state, meta = training.load_checkpoint(out / "checkpoint.npz")
+    state, meta = loop.load_checkpoint(out / "checkpoint.npz")
     return {k: v for k, v in state.items()}, meta
 
 
@@ -177,7 +181,7 @@ def test_resume_continues_exactly(tmp_path, backend, task):
     options = dict(iterations=8, eval_every=3, log_every=3)
     small_run(tmp_path, "straight", backend, task=task, **options)
     small_run(tmp_path, "halves", backend, task=task, **{**options, "iterations": 4})
-    training.run({"out": str(tmp_path / "halves"), "iterations": 8}, BACKENDS[backend], resume=True, progress=False)
+    loop.run({"out": str(tmp_path / "halves"), "iterations": 8}, BACKENDS[backend], resume=True, progress=False)
 
     straight, meta_a = final_params(backend, tmp_path / "straight")
     halves, meta_b = final_params(backend, tmp_path / "halves")
@@ -186,8 +190,8 @@ def test_resume_continues_exactly(tmp_path, backend, task):
         assert np.array_equal(straight[k], halves[k]), k
     assert meta_a["iteration"] == meta_b["iteration"] == 8
     assert meta_a["data_rng"] == meta_b["data_rng"]
-    log_a = training.read_log(tmp_path / "straight" / "log.jsonl")
-    log_b = training.read_log(tmp_path / "halves" / "log.jsonl")
+    log_a = loop.read_log(tmp_path / "straight" / "log.jsonl")
+    log_b = loop.read_log(tmp_path / "halves" / "log.jsonl")
     # stopping at 4 added an eval record and a train record there (the end of the first half) and
     # cut that log window short, but changed no number: records at the same iteration are equal
     evals_a = {r["iteration"]: r for r in without_time(log_a) if r["kind"] == "eval"}
@@ -207,10 +211,10 @@ def test_a_killed_run_resumes_as_if_never_stopped(tmp_path, backend):
     _, straight = small_run(tmp_path, "straight", backend, **options)
     killed = {**SMALL["parity"], "eval_size": 16, "lr": 1e-2, "out": str(tmp_path / "killed"), **options}
     with pytest.raises(Interrupted):
-        training.run(killed, crashing(BACKENDS[backend], after=4), progress=False)
-    assert training.read_log(tmp_path / "killed" / "log.jsonl")[-1]["iteration"] == 4   # logged past 3
-    training.run({"out": str(tmp_path / "killed")}, BACKENDS[backend], resume=True, progress=False)
-    resumed = training.read_log(tmp_path / "killed" / "log.jsonl")
+        loop.run(killed, crashing(BACKENDS[backend], after=4), progress=False)
+    assert loop.read_log(tmp_path / "killed" / "log.jsonl")[-1]["iteration"] == 4   # logged past 3
+    loop.run({"out": str(tmp_path / "killed")}, BACKENDS[backend], resume=True, progress=False)
+    resumed = loop.read_log(tmp_path / "killed" / "log.jsonl")
     assert without_time(resumed) == without_time(straight)
     a, _ = final_params(backend, tmp_path / "straight")
     b, _ = final_params(backend, tmp_path / "killed")
@@ -223,15 +227,15 @@ def test_resume_drops_log_records_past_the_checkpoint_and_checks_options(tmp_pat
     with open(log_path, "a") as f:          # as if the run had gone on past its last checkpoint
         f.write(json.dumps({"kind": "train", "iteration": 5, "loss": 9.0}) + "\n")
     with pytest.raises(ValueError, match="hidden"):
-        training.run({"out": str(tmp_path / "run"), "iterations": 6, "hidden": 9}, NumpyBackend,
+        loop.run({"out": str(tmp_path / "run"), "iterations": 6, "hidden": 9}, NumpyBackend,
                      resume=True, progress=False)
     with pytest.raises(ValueError, match="numpy backend"):
-        training.run({"out": str(tmp_path / "run"), "iterations": 6}, TorchBackend, resume=True, progress=False)
+        loop.run({"out": str(tmp_path / "run"), "iterations": 6}, TorchBackend, resume=True, progress=False)
     with pytest.raises(ValueError, match="nothing to resume"):
-        training.run({"out": str(tmp_path / "nowhere")}, NumpyBackend, resume=True, progress=False)
-    training.run({"out": str(tmp_path / "run"), "iterations": 6}, NumpyBackend, resume=True, progress=False)
-    iterations = [r["iteration"] for r in training.read_log(log_path)]
-    assert iterations == sorted(iterations) and 9.0 not in [r["loss"] for r in training.read_log(log_path)]
+        loop.run({"out": str(tmp_path / "nowhere")}, NumpyBackend, resume=True, progress=False)
+    loop.run({"out": str(tmp_path / "run"), "iterations": 6}, NumpyBackend, resume=True, progress=False)
+    iterations = [r["iteration"] for r in loop.read_log(log_path)]
+    assert iterations == sorted(iterations) and 9.0 not in [r["loss"] for r in loop.read_log(log_path)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,7 +246,7 @@ def test_resume_drops_log_records_past_the_checkpoint_and_checks_options(tmp_pat
 @pytest.mark.parametrize("task", ["parity", "logic", "addition", "sort"])
 def test_torch_float64_step_matches_numpy(task):
     """Same seed -> same initial weights; then one float64 training step agrees to ~1e-10."""
-    config = training.make_config({**SMALL[task], "lr": 1e-2, "tau": 1e-2, "dtype": "float64",
+    config = loop.make_config({**SMALL[task], "lr": 1e-2, "tau": 1e-2, "dtype": "float64",
                                     "device": "cpu"}, TorchBackend)
     np_model = NumpyBackend({k: v for k, v in config.items() if k != "device"})
     torch_model = TorchBackend(config)
@@ -271,7 +275,7 @@ def test_torch_float64_step_matches_numpy(task):
 def test_no_act_takes_exactly_one_update_per_input(tmp_path, backend):
     summary, log = small_run(tmp_path, "noact", backend, task="logic", no_act=True)
     assert summary["config"]["max_ponder"] == 1
-    assert all(r["max_ponder"] == 1 for r in log)
+    assert all(r["max_N"] == 1 for r in log)
     # with M = 1: N = 1 and R = 1 at every step of every sequence, so rho = 2
     assert all(r["mean_ponder"] == 2.0 for r in log)
     assert all(d["ponder"] == 2.0 for d in summary["final_eval"]["by_difficulty"])
@@ -303,7 +307,7 @@ def test_device_auto_keeps_a_single_run_on_the_cpu(monkeypatch):
     """Eager CUDA is slower than the CPU for one network: auto never picks it, even with a GPU."""
     torch = pytest.importorskip("torch")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    config = training.make_config({"task": "parity", "bits": 3, "hidden": 4, "out": "unused"}, TorchBackend)
+    config = loop.make_config({"task": "parity", "bits": 3, "hidden": 4, "out": "unused"}, TorchBackend)
     assert config["device"] == "auto" and TorchBackend(config).device.type == "cpu"
 
 
@@ -311,7 +315,7 @@ def test_report_every_prints_plain_progress_lines(tmp_path, capsys):
     """Without a terminal (a sweep's workers), progress is a plain line every report_every seconds."""
     opts = {**SMALL["parity"], "iterations": 4, "eval_every": 0, "eval_size": 16, "lr": 1e-2,
             "out": str(tmp_path / "run")}
-    training.run(opts, NumpyBackend, progress=False, report_every=0.0)
+    loop.run(opts, NumpyBackend, progress=False, report_every=0.0)
     lines = [line for line in capsys.readouterr().out.splitlines() if "iteration" in line]
     assert [line.split("iteration ")[1].split(",")[0] for line in lines] == ["1/4", "2/4", "3/4", "4/4"]
     assert all("(run)" in line and " it/s, about " in line and line.endswith(" left") for line in lines)

@@ -12,7 +12,7 @@ import torch
 
 from act_beyond import pitfalls
 from act_beyond import universal_transformer as ut
-from act_experiments import ut_runs
+from act_experiments.experiments import universal_transformer as ut_runs
 from act_numpy.params import init_params as act_init_params
 from act_torch.act import act_forward
 
@@ -390,15 +390,15 @@ def test_script_refuses_bad_input_in_one_line(argv, code, capsys):
     assert err.count("\n") == 1 and "error" in err
 
 
-def test_script_runs_resumes_refuses_other_settings_and_plots(tmp_path, monkeypatch):
-    script = load_script()
+def test_the_experiment_runs_resumes_refuses_other_settings_and_plots(tmp_path, monkeypatch):
+    script = ut_runs
     monkeypatch.setitem(script.EXPERIMENTS["cap"]["settings"], "eval_size", 30)
     monkeypatch.setitem(script.EXPERIMENTS["cap"]["settings"], "eval_every", 1)
     out = tmp_path / "results"
     lines = []
     script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)
     assert len(lines) == 3
-    rows, meta = ut_runs.read_results("cap", out)
+    rows, meta = ut_runs.read("cap", out)
     assert {r["entry"] for r in rows} == set(script.WEIGHTS) and len(rows) == 3 * 3
     assert meta["model"]["max_steps"] == 3 and meta["seeds"] == 1
     script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)          # nothing left to do

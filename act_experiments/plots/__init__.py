@@ -1,13 +1,12 @@
-"""The figures and printed summaries of the course, one module per experiment.
+"""What several figures share; each experiment's own figures are in its module (act_experiments.experiments).
 
 ``style``: how a figure shows τ (legend entries, colours, line styles, the legend's place).
 ``tau_sweep``: the figure types every τ sweep has (error per τ, error against ponder, ponder and
-error against difficulty, learning curves). ``parity``, ``logic_addition``, ``sort``,
-``time_penalty`` and ``characters``: what scripts/plot_parity.py, plot_task.py, plot_sort.py,
-plot_time_penalty.py and plot_characters.py print and draw, and the numbers the notebooks quote;
-each has a FIGURES table ({name: draw(data) -> figure}) for act_experiments.figures.save_figures.
+error against difficulty, learning curves), drawn by the paper's experiments.
 ``architecture``: the diagram of ACT inside one input step (scripts/plot_architecture.py).
-The data comes from act_experiments.results and act_experiments.sweep_stats.
+``pondernet``: PonderNet's figures and what they pick from its tables (a module of its own so that
+act_experiments.experiments.pondernet, with PonderNet's population, stays within the size of one
+module).
 
 Nothing here selects a matplotlib backend: a script that only writes files does that itself, so
 that a notebook which imports these modules keeps its inline backend.

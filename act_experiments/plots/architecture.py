@@ -17,10 +17,13 @@ The figure is a diagram, not a computation: nothing here is random, and save_fig
 same bytes every time.
 """
 
+import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch
 
 from act_experiments.figures import save_figure
+from act_experiments.training.cli import OneLineParser
+
 
 NAME = "act_architecture"
 
@@ -192,3 +195,19 @@ def save(directory=None):
         return save_figure(fig, NAME, directory)
     finally:
         plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line of scripts/plot_architecture.py
+# ---------------------------------------------------------------------------------------------
+
+DESCRIPTION = 'The ACT architecture figure: one input step t unrolled into its ponder steps (Graves 2016, §2).'
+
+
+def main(argv=None):
+    """scripts/plot_architecture.py: write figures/act_architecture.png."""
+    matplotlib.use("Agg")      # files only
+    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
+    ap.add_argument("--figures", help="output folder (default figures/)")
+    args = ap.parse_args(argv)
+    print(f"wrote {save(args.figures)}")

@@ -1,11 +1,39 @@
 """PonderNet against ACT: the figures of notebook 12 and scripts/pondernet.py, from the comparison's tables.
 
-The tables are ``act_experiments.pondernet_runs``'; matplotlib is imported when a figure is drawn.
+The tables are ``act_experiments.experiments.pondernet``' (read_comparison); here too what the figures pick
+from them (by_knob, comparison_picks, attention_picks). matplotlib is imported when a figure is drawn.
 """
 
 import numpy as np
 
-from ..pondernet_runs import by_knob
+
+def by_knob(rows, model, field):
+    """{knob: [values over seeds, in seed order]} of one model's ``field`` in the runs table."""
+    out = {}
+    for row in sorted((r for r in rows if r["model"] == model), key=lambda r: (r["knob"], r["seed"])):
+        out.setdefault(row["knob"], []).append(row[field])
+    return out
+
+
+def comparison_picks(tables):
+    """(ACT's tau, PonderNet's beta) with the lowest mean in-range error over seeds (the smaller
+    knob on a tie): the settings the per-count and curve figures show."""
+    picks = []
+    for model in ("act", "pondernet"):
+        errors = by_knob(tables["runs"], model, "error_in")
+        picks.append(min(errors, key=lambda knob: (float(np.mean(errors[knob])), knob)))
+    return tuple(picks)
+
+
+def attention_picks(tables, act_knob, pn_knob):
+    """[(model, knob, seed)] for ACT at act_knob and PonderNet at pn_knob: each the seed with the
+    lowest in-range error (the smaller seed on a tie)."""
+    picks = []
+    for model, knob in (("act", act_knob), ("pondernet", pn_knob)):
+        rows = [r for r in tables["runs"] if r["model"] == model and r["knob"] == knob]
+        best = min(rows, key=lambda r: (r["error_in"], r["seed"]))
+        picks.append((model, knob, best["seed"]))
+    return picks
 
 
 MODEL_NAMES = {"act": "ACT", "pondernet": "PonderNet"}

@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from act_experiments.results import NO_ACT, tau_label
+from act_experiments.sweeps.reading import NO_ACT, tau_label
 
 
 def series_label(key):

@@ -1,4 +1,4 @@
-"""The figure types every τ sweep has, drawn from a sweep as act_experiments.results reads it.
+"""The figure types every τ sweep has, drawn from a sweep as act_experiments.sweeps.reading reads it.
 
     plot_error_per_tau      held-out sequence error per τ: bar = mean over seeds, whisker =
                             standard error, dot = one seed, the no-ACT baseline as the last bar
@@ -13,8 +13,8 @@ The task modules (logic_addition, sort) give them their colours, titles and refe
 import matplotlib.pyplot as plt
 import numpy as np
 
-from act_experiments.results import NO_ACT, tau_label
-from act_experiments.sweep_stats import by_difficulty, keys, per_group
+from act_experiments.sweeps.reading import NO_ACT, tau_label
+from act_experiments.sweeps.stats import by_difficulty, keys, per_group
 from act_experiments.plots.style import legend_right, line_style, series_label
 
 
@@ -87,7 +87,7 @@ def plot_difficulty(sweep, colours, title, xlabel, xticks, ponder_label, error_l
     seed spread figures show them). `xlabel` and `xticks` (None: matplotlib's) describe the
     difficulty axis, `ponder_label` and `error_label` the two y axes; `reference`, when given,
     is a function that draws a reference (e.g. chance) on the error axes. `shown`: the keys to
-    draw (default every key); `edges`: difficulty bins (sweep_stats.difficulty_bins).
+    draw (default every key); `edges`: difficulty bins (stats.difficulty_bins).
     """
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.8, 7), sharex=True)
     highest_error = 0.0

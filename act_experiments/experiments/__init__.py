@@ -1,0 +1,26 @@
+"""One module per experiment: its runs, its results files, its figures and its command line.
+
+Every module has the same four functions (tests/test_layers.py checks it):
+
+    run(...)        train what the results folder lacks and write the results files
+                    (for the paper's tasks: the τ sweep of act_experiments.sweeps.launch)
+    read(...)       the results files as plain Python data
+    plot(data, figures=None, ...)    draw the figures, return their paths
+    main(argv=None) the command line (one line and a non-zero status on bad input)
+
+and ``SCRIPT`` and ``DESCRIPTION``, the script it is the command line of and its ``--help`` line.
+``python -m act_experiments.experiments.<name>`` runs ``main``; the scripts in scripts/ are a few
+lines that call it.
+
+The paper's tasks (τ sweeps): ``parity``, ``logic_addition`` (logic and addition share everything
+but their sweeps), ``sort``, ``characters``, ``time_penalty`` (every sweep together) and
+``controls`` (each sweep beside its fixed-computation control). Beyond the paper, with their models
+in act_beyond: ``pitfalls`` and ``universal_transformer`` (named entries over seeds, through
+``runner``), ``convnet_aig`` and ``pondernet`` (sweeps of their own).
+
+Adding an experiment: one new module here with the four functions (and its model in act_beyond
+where it has one). Pick the nearest pattern: ``parity`` for a τ sweep of a paper's task,
+``pitfalls`` for named entries over seeds (``runner`` resumes, refuses other settings and gives
+the command line), ``convnet_aig`` for a grid of its own; end the module with
+``if __name__ == "__main__": sys.exit(main())``. docs/adding_an_experiment.md says it step by step.
+"""

@@ -1,0 +1,182 @@
+"""The logic and addition sweeps (Graves 2016, sections 3.2 and 3.3): what scripts/plot_task.py
+prints and draws.
+
+Four figures per sweep, <task>_*.png by default:
+
+    error_per_tau     final held-out sequence error per τ: the mean over seeds as a bar, the
+                      standard error as a whisker, every seed as a dot, the no-ACT baseline last
+    error_vs_ponder   one point per run (final mean ponder, final error) and the mean of each
+                      τ as a large marker
+    difficulty        mean ponder and step error against the difficulty of an input step:
+                      logic, the number of gates in the vector; addition, the number of digits
+    learning_curves   held-out sequence error and mean ponder during training
+
+Which sweep: SWEEPS lists, per task, the folders under results/ to try in order; the first that
+holds a runs.csv wins, so the full sweep (results/logic/, results/addition/) is shown once it is
+committed and the reduced CPU sweeps until then.
+
+``run`` trains a logic or addition sweep (scripts/sweep.py --task ...), ``read`` reads one, ``plot``
+draws FIGURES and ``main`` is scripts/plot_task.py.
+"""
+
+import sys
+
+import matplotlib
+import numpy as np
+
+from act_experiments import tables
+from act_experiments.figures import print_written, save_figures
+from act_experiments.plots import tau_sweep
+from act_experiments.plots.style import tau_colours
+from act_experiments.sweeps import launch, reading, stats
+from act_experiments.sweeps.stats import taus
+from act_experiments.training.cli import OneLineParser
+
+
+# The sweeps to show, best first: the full-size sweep, then the reduced CPU sweeps, longest first.
+SWEEPS = {
+    "logic": ("logic", "logic_long", "logic_small"),
+    "addition": ("addition", "addition_long", "addition_small"),
+}
+
+# What the x axis of the difficulty figure counts, per task (act_experiments.data.tasks.difficulty).
+DIFFICULTY_LABEL = {
+    "logic": "number of gates in the input vector",
+    "addition": "number of digits of the input number",
+}
+TASK_TITLE = {"logic": "Logic", "addition": "Addition"}
+BASELINE_COLOUR = "0.4"
+
+
+def find_sweep(task, results_dir=tables.RESULTS):
+    """The folder of the sweep to show for `task`: the first name in SWEEPS[task] with a runs.csv."""
+    return reading.find_sweep(SWEEPS[task], results_dir,
+                              missing=f"none of results/{{{','.join(SWEEPS[task])}}}/runs.csv exists: "
+                                      f"run scripts/sweep.py --task {task} first")
+
+
+def describe(sweep):
+    """One line with the size of the runs, for figure titles."""
+    meta, task = sweep["meta"], reading.task_of(sweep)
+    o = meta.get("shared_options", {})
+    if task == "logic":
+        size = f"≤{o.get('max_vectors', 10)} vectors of ≤{o.get('max_gates', 10)} gates"
+    else:
+        size = f"≤{o.get('max_numbers', 5)} numbers of ≤{o.get('max_digits', 5)} digits"
+    default_h, default_b = {"logic": (128, 16), "addition": (512, 32)}[task]
+    iterations = int(max(r["iterations"] for r in sweep["runs"]))
+    return (f"{size}, LSTM H={o.get('hidden', default_h)}, batch {o.get('batch_size', default_b)}, "
+            f"lr {o.get('lr', 1e-4):g}, {iterations} iterations, {meta.get('seeds', '?')} seeds "
+            f"[results/{sweep['name']}]")
+
+
+def reference_error(sweep):
+    """(value, label) of the sequence error a network with no skill gets.
+
+    Logic: guessing each bit, a sequence of L vectors (L uniform on 1..max_vectors) is right
+    with probability 2^-L. Addition: guessing a six-digit sum is as good as always wrong, but a
+    sequence of one number has no target and can never be wrong, so the ceiling is 1 - 1/max_numbers.
+    """
+    o = sweep["meta"].get("shared_options", {})
+    if reading.task_of(sweep) == "logic":
+        V = o.get("max_vectors", 10)
+        value = 1.0 - float(np.mean(0.5 ** np.arange(1, V + 1)))
+        return value, f"chance ({value:.2f})"
+    value = 1.0 - 1.0 / o.get("max_numbers", 5)
+    return value, f"every sum wrong ({value:.2f})"
+
+
+def colours(sweep):
+    """A colour per key: τ from light (small) to dark (large) on a log scale; grey for no ACT."""
+    return tau_colours(taus(sweep), "plasma", 0.78, -0.68, BASELINE_COLOUR)
+
+
+def _title(sweep, what):
+    return f"{TASK_TITLE[reading.task_of(sweep)]}: {what}\n{describe(sweep)}"
+
+
+def plot_error_per_tau(sweep):
+    return tau_sweep.plot_error_per_tau(
+        sweep, colours(sweep), reference=reference_error(sweep),
+        title=_title(sweep, "sequence error per τ (bar: mean, whisker: standard error, dot: one seed)"))
+
+
+def plot_error_vs_ponder(sweep):
+    return tau_sweep.plot_error_vs_ponder(
+        sweep, colours(sweep), reference=reference_error(sweep),
+        title=_title(sweep, "error vs ponder (small: one run, large: mean per τ)"))
+
+
+def plot_difficulty(sweep):
+    task = reading.task_of(sweep)
+    chance = (lambda ax: tau_sweep.reference_line(ax, (0.5, "chance (0.5)"))) if task == "logic" else None
+    return tau_sweep.plot_difficulty(
+        sweep, colours(sweep), xlabel=f"difficulty: {DIFFICULTY_LABEL[task]}",
+        xticks=sorted({int(r["difficulty"]) for r in sweep["difficulty"]}),
+        ponder_label="mean ponder ρ", error_label="error rate per input step", reference=chance,
+        title=_title(sweep, "ponder and error vs difficulty (line: seeds pooled; top, band: lowest to highest seed)"))
+
+
+def plot_learning_curves(sweep):
+    return tau_sweep.plot_learning_curves(
+        sweep, colours(sweep), reference=reference_error(sweep),
+        title=_title(sweep, "learning curves (thick: mean over seeds, thin: one seed)"))
+
+
+FIGURES = {
+    "error_per_tau": plot_error_per_tau,
+    "error_vs_ponder": plot_error_vs_ponder,
+    "difficulty": plot_difficulty,
+    "learning_curves": plot_learning_curves,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The experiment: run, read, plot, main
+# ---------------------------------------------------------------------------------------------
+
+SCRIPT = "scripts/plot_task.py"
+DESCRIPTION = 'Figures of the logic and addition experiments (Graves 2016, sections 3.2 and 3.3) from a tau sweep.'
+
+
+def run(task, argv):
+    """Train a τ sweep of ``task`` ("logic" or "addition"): ``argv`` as scripts/sweep.py takes it, less --task."""
+    if task not in SWEEPS:
+        raise ValueError(f"task must be one of {sorted(SWEEPS)}, got {task!r}")
+    return launch.main(["--task", task, *argv])
+
+
+def read(task, sweep=None):
+    """The sweep results/<sweep>/ of ``task`` (a name or a folder; default: the first of SWEEPS[task]
+    present), as reading.load_sweep gives it. ValueError when it holds another task."""
+    sweep = reading.load_sweep(sweep or find_sweep(task))
+    if reading.task_of(sweep) != task:
+        raise ValueError(f"results/{sweep['name']} holds a {reading.task_of(sweep)} sweep, not {task}")
+    return sweep
+
+
+def plot(sweep, figures=None, prefix=None):
+    """Draw FIGURES of a sweep from ``read`` as <figures or figures/>/<prefix or its task>_*.png; returns the paths."""
+    return save_figures(FIGURES, sweep, prefix or reading.task_of(sweep), figures)
+
+
+def main(argv=None):
+    """scripts/plot_task.py: read a logic or addition sweep, print its table, draw its figures."""
+    matplotlib.use("Agg")      # files only
+    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
+    ap.add_argument("task", choices=sorted(SWEEPS), help="logic or addition")
+    ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS[task] present)")
+    ap.add_argument("--figures", help="output folder (default figures/)")
+    ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: the task's name)")
+    args = ap.parse_args(argv)
+    try:
+        sweep = read(args.task, args.sweep)
+    except (OSError, KeyError, ValueError) as err:
+        sys.exit(f"plot_task.py: {err}")
+    print(describe(sweep))
+    stats.print_table(stats.table(sweep))
+    print_written(plot(sweep, args.figures, args.prefix or args.task))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

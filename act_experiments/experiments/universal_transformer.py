@@ -1,0 +1,348 @@
+"""The Universal Transformer's runs (notebook 13, scripts/universal_transformer.py): training, and the committed comparison.
+
+    result = train_ut(depth=None, tau=1e-2, iterations=600, seed=0)   # ACT per position
+    rows, meta = read("compute")                                    # results/universal_transformer/
+    run("cap", seeds=1, iterations=50, out="/tmp/ut")               # train what /tmp/ut lacks
+    plot("/tmp/ut", figures="/tmp/figures")                         # figures/universal_transformer_*.png
+    main(["run", "compute"])                                        # scripts/universal_transformer.py
+
+The model, its halting loop and its evaluation are ``act_beyond.universal_transformer``'s; this
+module trains it (``train_ut``), runs the committed experiments ``EXPERIMENTS`` ("compute": ACT at
+three τ beside fixed depths 1-4; "cap": a tight cap M = 3, the remainder against two cap
+pitfalls) through act_experiments.experiments.runner, reads them, draws their figures and is the
+command line of scripts/universal_transformer.py.
+"""
+
+import math
+import sys
+import time
+
+import matplotlib
+import numpy as np
+import torch
+
+from act_beyond import pitfalls, universal_transformer as ut
+from act_experiments import course
+from act_experiments.experiments import runner
+from act_experiments.figures import save_figure
+from act_experiments.tables import RESULTS
+from act_numpy.checks import check_float, check_int
+
+
+def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, epsilon=0.01, eval_every=100,
+             eval_size=1000, seed=0, weights=ut.remainder_weights, dtype=torch.float32, task=None, model=None):
+    """Train the encoder on ``ut.make_chains`` with Adam and return its log and parameters.
+
+    depth=None: ACT per position with time penalty tau (eq. 12); depth=D: a fixed-depth UT
+    (tau then multiplies the constant D and changes nothing). task: options of ut.make_chains
+    (ut.TASK_DEFAULTS); model: options of ut.init_params (ut.MODEL_DEFAULTS; max_steps is ACT's cap M and
+    the number of step embeddings). weights: the halting distribution (the paper's by default).
+
+    Seeds: the parameters come from torch.Generator().manual_seed(seed), the training batches
+    from np.random.default_rng([seed, 1]) and the held-out set (eval_size rows) from
+    np.random.default_rng([seed, 2]): one seed gives an ACT run and fixed-depth runs the same
+    initial layer and the same data. Returns {"config", "evals", "params", "train_time_s"}:
+    evals is a list of ``ut.evaluate`` records with "iteration", at 0, every eval_every and at the
+    end; params the trained tensors (detached).
+    """
+    task = {**ut.TASK_DEFAULTS, **(task or {})}
+    model = {**ut.MODEL_DEFAULTS, **(model or {})}
+    if set(task) != set(ut.TASK_DEFAULTS):
+        raise ValueError(f"task takes only {sorted(ut.TASK_DEFAULTS)}, got {sorted(task)}")
+    if set(model) != set(ut.MODEL_DEFAULTS):
+        raise ValueError(f"model takes only {sorted(ut.MODEL_DEFAULTS)}, got {sorted(model)}")
+    for name, value, low in (("iterations", iterations, 0), ("batch_size", batch_size, 1),
+                             ("eval_every", eval_every, 1), ("eval_size", eval_size, 1), ("seed", seed, 0)):
+        check_int(name, value, low)
+    tau = check_float("tau", tau, 0.0)
+    lr = check_float("lr", lr, 0.0, low_open=True)
+    generator = torch.Generator().manual_seed(seed)
+    P = ut.init_params(vocab=ut.vocab_size(task["length"], task["values"]), length=task["length"], out=task["values"],
+                    generator=generator, dtype=dtype, **model)
+    heads = model["heads"]
+    opt = torch.optim.Adam(P.values(), lr=lr)
+    data = np.random.default_rng([seed, 1])
+    held_out = ut.make_chains(np.random.default_rng([seed, 2]), eval_size, **task)
+    run = dict(heads=heads, epsilon=epsilon, weights=weights)
+    evals = []
+
+    def log(iteration):
+        evals.append({"iteration": iteration, **ut.evaluate(P, *held_out, model_depth=depth, **run)})
+
+    log(0)
+    start = time.perf_counter()
+    for it in range(1, iterations + 1):
+        tokens, targets, _ = ut.make_chains(data, batch_size, **task)
+        logits, r = ut.ut_forward(P, torch.as_tensor(tokens), depth=depth, **run)
+        loss, _, _ = ut.loss_terms(logits, r, torch.as_tensor(targets), tau)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if it % eval_every == 0 or it == iterations:
+            log(it)
+    config = dict(depth=depth, tau=tau, iterations=iterations, batch_size=batch_size, lr=lr, epsilon=epsilon,
+                  seed=seed, eval_size=eval_size, weights=getattr(weights, "__name__", str(weights)),
+                  dtype=str(dtype).replace("torch.", ""), **task, **model)
+    return {"config": config, "evals": evals, "params": {k: v.detach() for k, v in P.items()},
+            "train_time_s": time.perf_counter() - start}
+
+
+COMMITTED = RESULTS / "universal_transformer"
+SCRIPT = "scripts/universal_transformer.py"
+DESCRIPTION = "The Universal Transformer's longer runs (notebook 13): ACT per position against fixed depths, and the cap."
+
+
+DEPTHS = range(ut.TASK_DEFAULTS["max_depth"] + 1)
+
+
+FIELDS = ("error", "sequence_error", "ponder", "rho", "loop_steps", "capped", "weight_sum")
+
+
+TEXT = ("entry", "kind", "weights")
+
+
+def flat_eval(e):
+    """An ``ut.evaluate`` record as one flat row: its fields, then error_d<k> and ponder_d<k> per depth k."""
+    row = {k: e[k] for k in ("iteration",) + FIELDS}
+    for r in e["by_depth"]:
+        row[f"error_d{r['depth']}"] = r["error"]
+        row[f"ponder_d{r['depth']}"] = r["ponder"]
+    return row
+
+
+def read(name, folder=None):
+    """(rows, meta) of the committed experiment ``name`` ("compute" or "cap"): one row per evaluation
+    of every run (entry, kind, tau, depth, max_steps, weights, seed, iteration, the FIELDS, error_d<k>,
+    ponder_d<k>), numbers as floats or ints (None where empty), and the settings it ran with."""
+    return runner.read(name, COMMITTED if folder is None else folder, TEXT, SCRIPT)
+
+
+def final_rows(rows):
+    """The last evaluation of every (entry, seed), in the order the entries first appear."""
+    return runner.final_rows(rows, key="entry")
+
+
+def summarise(rows, columns=None):
+    """{entry: {column: (mean, lowest, highest) over the seeds' last evaluations, "seeds": n, and the
+    entry's kind, tau, depth, max_steps and weights}}, entries in the order of the rows."""
+    ends = final_rows(rows)
+    columns = columns or [c for c in rows[0] if c not in TEXT + ("tau", "depth", "max_steps", "seed", "iteration")]
+    out = {}
+    for entry in dict.fromkeys(r["entry"] for r in ends):
+        mine = [r for r in ends if r["entry"] == entry]
+        s = {k: mine[0][k] for k in ("kind", "tau", "depth", "max_steps", "weights")}
+        for c in columns:
+            values = [r[c] for r in mine if r.get(c) is not None]
+            if values:
+                s[c] = (sum(values) / len(values), min(values), max(values))
+        s["seeds"] = len(mine)
+        out[entry] = s
+    return out
+
+
+# the names of notebook 11's gallery (act_beyond.pitfalls.PITFALLS)
+WEIGHTS = {"remainder": ut.remainder_weights, "cap drops R": pitfalls.cap_without_remainder_weights,
+           "cap zero R": pitfalls.cap_zero_remainder_weights}
+COLUMNS = (("entry", "kind", "tau", "depth", "max_steps", "weights", "seed", "iteration") + FIELDS
+           + tuple(f"error_d{k}" for k in DEPTHS) + tuple(f"ponder_d{k}" for k in DEPTHS))
+
+EXPERIMENTS = {
+    # the live run of notebook 13 (600 iterations) taken to 1500, three seeds; every entry of one seed
+    # starts from the same weights and sees the same batches
+    "compute": {
+        "seeds": 3,
+        "settings": dict(iterations=1500, batch_size=64, lr=3e-3, eval_every=250, eval_size=1000),
+        "entries": {
+            "fixed D=1": dict(depth=1), "fixed D=2": dict(depth=2), "fixed D=3": dict(depth=3),
+            "fixed D=4": dict(depth=4),
+            "ACT tau=0.001": dict(tau=1e-3), "ACT tau=0.01": dict(tau=1e-2), "ACT tau=0.1": dict(tau=1e-1),
+        },
+    },
+    # a tight cap, M = 3 (tensor2tensor's UT caps at twice its number of layers): the paper's remainder
+    # against the two cap pitfalls of notebook 11, h^M in place of R and R = 0
+    "cap": {
+        "seeds": 3,
+        "settings": dict(iterations=1000, batch_size=64, lr=3e-3, eval_every=100, eval_size=1000, tau=1e-2,
+                         model={"max_steps": 3}),
+        "entries": {name: dict(weights=name) for name in WEIGHTS},
+    },
+}
+
+
+def entry_kwargs(settings, entry):
+    """train_ut's keyword arguments for one entry: the experiment's settings, the entry's own, and
+    the weights piece by name."""
+    kwargs = {**settings, **entry}
+    kwargs["weights"] = WEIGHTS[kwargs.get("weights", "remainder")]
+    return kwargs
+
+
+def run(name, seeds=None, iterations=None, entries=None, out=COMMITTED, force=False, log=print):
+    """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path.
+
+    Resumes a run that stopped and refuses one with other settings (act_experiments.experiments.runner).
+    """
+    spec = EXPERIMENTS[name]
+    settings = dict(spec["settings"])
+    if iterations is not None:
+        settings["iterations"] = iterations
+    chosen = entries or list(spec["entries"])
+    meta = {"experiment": name, "entries": {e: spec["entries"][e] for e in chosen}, "seeds": seeds or spec["seeds"],
+            "settings": settings, "task": ut.TASK_DEFAULTS,
+            "model": {**ut.MODEL_DEFAULTS, **settings.get("model", {})}}
+
+    def train(entry, seed):
+        t0 = time.time()
+        result = train_ut(seed=seed, **entry_kwargs(settings, spec["entries"][entry]))
+        c = result["config"]
+        head = dict(entry=entry, kind="fixed" if c["depth"] else "act", tau=c["tau"], depth=c["depth"],
+                    max_steps=c["max_steps"], weights=spec["entries"][entry].get("weights", "remainder"), seed=seed)
+        last = result["evals"][-1]
+        return ([{**head, **flat_eval(e)} for e in result["evals"]],
+                f"{entry:16s} seed {seed}: error {last['error']:.4f}, sequence error {last['sequence_error']:.3f}, "
+                f"ponder {last['ponder']:.2f} ({time.time() - t0:.0f} s)")
+
+    return runner.run_entries(name, meta, train, COLUMNS, out, entries_key="entries",
+                                  script=SCRIPT, force=force, log=log)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------------------------
+
+def _deep_error(r):
+    """Error on the positions of depth 4 and 5 (the ones that need three or more steps)."""
+    return 0.5 * (r["error_d4"] + r["error_d5"])
+
+
+def draw_compute(rows, meta):
+    """Error against layer applications per position: fixed depths as a line, ACT per tau as points,
+    one small marker per seed and a large one for the mean; left all positions, right depth 4-5."""
+    import matplotlib.pyplot as plt
+    ends = final_rows(rows)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharex=True)
+    for ax, value, label in ((axes[0], lambda r: r["sequence_error"], "held-out sequence error"),
+                             (axes[1], _deep_error, "error on positions of depth 4 and 5")):
+        fixed = sorted({r["depth"] for r in ends if r["kind"] == "fixed"})
+        means = []
+        for D in fixed:
+            mine = [value(r) for r in ends if r["kind"] == "fixed" and r["depth"] == D]
+            ax.plot([D] * len(mine), mine, "o", ms=3, color="0.5")
+            means.append(sum(mine) / len(mine))
+        ax.plot(fixed, means, "-s", color="0.25", label="fixed depth D (D layer applications)")
+        taus = sorted({r["tau"] for r in ends if r["kind"] == "act"})
+        colours = plt.cm.viridis([0.15 + 0.7 * i / max(1, len(taus) - 1) for i in range(len(taus))])
+        for tau, colour in zip(taus, colours):
+            mine = [r for r in ends if r["kind"] == "act" and r["tau"] == tau]
+            xs, ys = [r["ponder"] for r in mine], [value(r) for r in mine]
+            ax.plot(xs, ys, "o", ms=3, color=colour)
+            ax.plot([sum(xs) / len(xs)], [sum(ys) / len(ys)], "D", ms=8, color=colour, label=f"ACT, τ = {tau:g}")
+        ax.set_yscale("symlog", linthresh=1e-2)
+        ax.set_ylim(-0.001, 1.0)
+        ax.set_xlabel("layer applications per position (mean N)")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+    axes[0].legend(frameon=False, fontsize=8)
+    s = meta["settings"]
+    fig.suptitle(f"Pointer chains (L = {meta['task']['length']}, depth 0-{meta['task']['max_depth']}): "
+                 f"{s['iterations']} iterations, {meta['seeds']} seeds (small dots), their mean (large)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def draw_depth(rows, meta):
+    """Left: ACT's mean N per chain depth, per tau (mean over seeds, seed range shaded), beside the fewest
+    applications that resolve each depth by pointer doubling; right: error per chain depth of every
+    entry (mean over seeds)."""
+    import matplotlib.pyplot as plt
+    s = summarise(rows)
+    depths = list(DEPTHS)
+    fig, (ax_n, ax_e) = plt.subplots(1, 2, figsize=(11, 3.8))
+    act = [e for e in s if s[e]["kind"] == "act"]
+    colours = plt.cm.viridis([0.15 + 0.7 * i / max(1, len(act) - 1) for i in range(len(act))])
+    for e, colour in zip(act, colours):
+        m = [s[e][f"ponder_d{k}"] for k in depths]
+        ax_n.plot(depths, [v[0] for v in m], "-o", color=colour, label=e)
+        ax_n.fill_between(depths, [v[1] for v in m], [v[2] for v in m], color=colour, alpha=0.2)
+    ax_n.step(depths, [max(1, math.ceil(math.log2(k + 1))) for k in depths], where="mid", color="black", ls="--",
+              lw=1, label="pointer doubling: fewest applications")
+    ax_n.set_xlabel("chain depth of the position (references to follow)")
+    ax_n.set_ylabel("mean N (layer applications)")
+    ax_n.legend(frameon=False, fontsize=8)
+    for e in s:
+        style = dict(color="0.35", ls="--", marker="s") if s[e]["kind"] == "fixed" else dict(marker="o")
+        if s[e]["kind"] == "act":
+            style["color"] = colours[act.index(e)]
+        ax_e.plot(depths, [s[e][f"error_d{k}"][0] for k in depths], ms=4, label=e, **style)
+        if s[e]["kind"] == "fixed":
+            ax_e.annotate(f"D={s[e]['depth']}", (depths[-1], s[e][f"error_d{depths[-1]}"][0]), fontsize=7,
+                          xytext=(4, 0), textcoords="offset points", va="center")
+    ax_e.set_yscale("symlog", linthresh=1e-2)
+    ax_e.set_ylim(-0.001, 1.0)
+    ax_e.set_xlabel("chain depth of the position")
+    ax_e.set_ylabel("error (mean over seeds)")
+    for ax in (ax_n, ax_e):
+        ax.set_xticks(depths)
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"Per chain depth, after {meta['settings']['iterations']} iterations ({meta['seeds']} seeds)",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def draw_cap(rows, meta):
+    """The cap experiment: learning curves of the error on depth 4-5, the share of positions stopped
+    by the cap, and the mean sum of the halting weights; one line per seed."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    entries = list(dict.fromkeys(r["entry"] for r in rows))
+    colours = dict(zip(entries, ("tab:blue", "tab:red", "tab:orange", "tab:green")))
+    for ax, value, label in ((axes[0], _deep_error, "error on depth 4 and 5"),
+                             (axes[1], lambda r: r["capped"], "share of positions stopped by the cap"),
+                             (axes[2], lambda r: r["weight_sum"], "mean sum of the halting weights p")):
+        for e in entries:
+            for k, seed in enumerate(sorted({r["seed"] for r in rows if r["entry"] == e})):
+                mine = sorted((r for r in rows if r["entry"] == e and r["seed"] == seed), key=lambda r: r["iteration"])
+                ax.plot([r["iteration"] for r in mine], [value(r) for r in mine], color=colours[e], lw=1.2,
+                        ls=("-", "--", ":")[k % 3], label=e if k == 0 else None)
+        ax.set_xlabel("iteration")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+    axes[0].legend(frameon=False, fontsize=8)
+    fig.suptitle(f"A cap of M = {meta['model']['max_steps']} steps, τ = {meta['settings']['tau']:g}: "
+                 f"the remainder kept or dropped ({meta['seeds']} seeds, one line style each)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+FIGURES = {"compute": {"compute": draw_compute, "depth": draw_depth}, "cap": {"cap": draw_cap}}
+
+
+def plot(results=COMMITTED, figures=None):
+    """Draw figures/universal_transformer_<name>.png for every experiment in ``results``; returns the paths."""
+    import matplotlib.pyplot as plt
+    paths = []
+    for experiment, drawings in FIGURES.items():
+        try:
+            rows, meta = read(experiment, results)
+        except ValueError:
+            print(f"{experiment}: no results in {results}, skipped")
+            continue
+        for name, draw in drawings.items():
+            fig = draw(rows, meta)
+            paths.append(save_figure(fig, f"universal_transformer_{name}", directory=figures))
+            plt.close(fig)
+    return paths
+
+
+def main(argv=None):
+    matplotlib.use("Agg")
+    course.torch_threads()            # one thread unless OMP_NUM_THREADS says otherwise: the tensors are tiny
+    return runner.main(argv, script=SCRIPT, description=DESCRIPTION, experiments=EXPERIMENTS,
+                       entries_of=lambda experiment: EXPERIMENTS[experiment]["entries"], entry_option="--entries",
+                       run=run, plot=plot, out=COMMITTED, figures_help="draw figures/universal_transformer_*.png")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""Reading the committed sweeps: a folder under results/ as plain Python data.
+
+A τ sweep of parity, logic, addition or sort (scripts/sweep.py) leaves in results/<name>/:
+
+    runs.csv        one row per run: its τ (empty for no ACT), act (1 or 0), seed and final
+                    held-out numbers (sequence error, mean ponder ρ, ...)
+    difficulty.csv  per run and difficulty: count, error and mean ponder
+    curves.csv      per run and evaluation: iteration, sequence error, mean ponder
+    sweep.json      the command, the settings every run shared, the machine
+
+A characters sweep (scripts/characters.py) has the same runs.csv and sweep.json beside its own
+tables (curves.csv, classes.csv, passage.csv). ``load_sweep`` reads any of them. Every row of
+every table carries its run's
+
+    "key"   the τ, NO_ACT for the no-ACT baseline, or fixed_key(F) for the fixed-computation
+            control with F updates per input: what the tables and figures group by
+    "tau"   the τ, or None for the baseline and the control
+    "act"   whether the run used ACT
+    "seed"  the run's seed
+    "fixed_ponder"  F for the control, else None (runs.csv files from before it have no column)
+
+and its other fields as numbers (None where empty); runs.csv's max_ponder, the largest N(t) of the
+final evaluation, is "max_N" here (max_ponder in the code is the cap M alone). ``find_sweep`` and
+``find_sweeps`` say which folders hold a sweep; ``tau_label`` is how a key is written in tables
+and on axes.
+"""
+
+import json
+from pathlib import Path
+
+from act_experiments.data.tasks import ALL_TASKS, TASKS
+from act_experiments.tables import RESULTS, number, read_csv
+from act_experiments.training.checkpoints import from_file
+
+NO_ACT = "no ACT"                          # the key of the baseline runs (a τ key is a float)
+TAU_TABLES = ("difficulty", "curves")      # a τ sweep's tables beside runs.csv
+TEXT_FIELDS = ("run", "class")             # the fields that stay text
+
+
+def fixed_key(F):
+    """The key of the fixed-computation runs with F updates per input: 'fixed 3'."""
+    return f"fixed {F}"
+
+
+def _fields(row, skip=()):
+    """A CSV row's fields as numbers (TEXT_FIELDS as text), named as the code names them (from_file:
+    runs.csv's max_ponder, the largest N(t), is max_N)."""
+    return from_file({k: (v if k in TEXT_FIELDS else number(v)) for k, v in row.items() if k not in skip})
+
+
+def sweep_folder(name_or_path, results=RESULTS):
+    """The folder of a sweep: `name_or_path` itself when it is a folder, else results/<name>."""
+    folder = Path(name_or_path)
+    return folder if folder.is_dir() else Path(results) / str(name_or_path)
+
+
+def load_sweep(name_or_path, tables=TAU_TABLES):
+    """Read one sweep folder (see the module's docstring for what its rows carry).
+
+    Returns {"name": the folder's name, "folder", "meta": sweep.json ({} if absent), "runs": the
+    rows of runs.csv, and for each name in `tables` the rows of <name>.csv}. Raises
+    FileNotFoundError when the folder has no runs.csv, ValueError on a field that is no number.
+    """
+    folder = sweep_folder(name_or_path)
+    if not (folder / "runs.csv").is_file():
+        raise FileNotFoundError(f"no sweep results in {folder} (expected the runs.csv a sweep writes)")
+    meta_path = folder / "sweep.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    runs = {}
+    for row in read_csv(folder / "runs.csv"):
+        act = row["act"] == "1"
+        tau = float(row["tau"]) if act else None
+        fixed = number(row.get("fixed_ponder", ""))        # older runs.csv files have no such column
+        key = tau if act else NO_ACT if fixed is None else fixed_key(fixed)
+        runs[row["run"]] = {"run": row["run"], "key": key, "tau": tau, "act": act, "seed": int(row["seed"]),
+                            **_fields(row, skip=("run", "tau", "act", "seed")), "fixed_ponder": fixed}
+
+    def tagged(rows):
+        out = []
+        for row in rows:
+            run = runs[row["run"]]
+            out.append({**{k: run[k] for k in ("run", "key", "tau", "act", "seed")}, **_fields(row, skip=("run",))})
+        return out
+
+    sweep = {"name": folder.name, "folder": folder, "meta": meta, "runs": list(runs.values())}
+    for table in tables:
+        sweep[table] = tagged(read_csv(folder / f"{table}.csv"))
+    return sweep
+
+
+def task_of(sweep):
+    """The sweep's task: from sweep.json, else from the folder's name (parity16 -> parity)."""
+    name = sweep["name"]
+    return sweep["meta"].get("task") or next((t for t in ALL_TASKS if name.startswith(t)), name)
+
+
+def find_sweep(names, results=RESULTS, missing=None):
+    """The folder of the first of `names` under `results` that holds a runs.csv.
+
+    Raises FileNotFoundError with the message `missing` (or a generic one) when none does.
+    """
+    for name in names:
+        folder = Path(results) / name
+        if (folder / "runs.csv").exists():
+            return folder
+    raise FileNotFoundError(missing or f"none of {', '.join(names)} under {results} has a runs.csv")
+
+
+def find_sweeps(results=RESULTS, verbose=True):
+    """Every readable τ sweep under `results`, loaded, ordered by task (tasks.TASKS) and then name.
+
+    A folder counts when it holds runs.csv with a sequence error (the characters sweep measures
+    bits per character instead), difficulty.csv and curves.csv, and at least one ACT run. The
+    other τ sweeps are skipped, each with a line saying why when `verbose`; folders of other
+    experiments (no sweep.json, or a runs.csv without a tau column: the pitfalls, PonderNet,
+    ConvNet-AIG) are passed over in silence.
+    """
+    def skip(folder, why):
+        if verbose:
+            print(f"skipped results/{folder.name}: {why}")
+
+    sweeps = []
+    for folder in sorted(Path(results).glob("*/")) if Path(results).is_dir() else []:
+        if not (folder / "runs.csv").exists():
+            if (folder / "sweep.json").exists():
+                skip(folder, "no runs.csv (missing, or a sweep still running)")
+            continue
+        with open(folder / "runs.csv") as f:
+            header = f.readline().strip().split(",")
+        if "tau" not in header:
+            continue
+        if "sequence_error" not in header:
+            skip(folder, "not a sequence-error sweep")
+            continue
+        try:
+            sweep = load_sweep(folder)
+        except (OSError, KeyError, ValueError) as err:
+            skip(folder, f"unreadable ({err!r})")
+            continue
+        if not any(r["act"] for r in sweep["runs"]):
+            if not any(r["fixed_ponder"] for r in sweep["runs"]):
+                skip(folder, "no ACT runs")
+            # else a fixed-computation control, read beside the ACT sweep it pairs with
+            continue
+        sweeps.append(sweep)
+
+    def order(sweep):
+        task = task_of(sweep)
+        return (TASKS.index(task) if task in TASKS else len(TASKS), sweep["name"])
+
+    return sorted(sweeps, key=order)
+
+
+def tau_label(key):
+    """A key as tables and axes write it: NO_ACT and fixed_key(F) as they are, a τ as a short
+    power of ten (0.001 -> '1e-3', 0.0003 -> '3e-4')."""
+    if isinstance(key, str):
+        return key
+    mantissa, exponent = f"{key:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"

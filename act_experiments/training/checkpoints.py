@@ -1,0 +1,198 @@
+"""A run's files on disk: checkpoints and logs, each written so that a stop never loses one.
+
+What a run writes into its output folder (``--out``):
+
+    log.jsonl       one JSON object per line:
+                    {"kind": "train", "iteration", "loss", "sequence_error", "mean_ponder",
+                     "max_ponder" (the largest N(t), max_N in the code: FILE_NAMES)}  over the last
+                    --log-every iterations, and
+                    {"kind": "eval", ...the same fields on the held-out set..., "time_s",
+                     "train_time_s"}  every --eval-every iterations (and at 0 and at the end)
+    checkpoint.npz  parameters, optimiser state, iteration, data-generator state, the open log
+                    window and how far the log had got: --resume continues exactly as if the
+                    run had never stopped
+    summary.json    config, final evaluation (with error and ponder per difficulty), timings
+
+Files are replaced in one step (``atomic_write``): a crash leaves the old file or the new one,
+never half of one. The log only grows, and a checkpoint records how many of its bytes it
+counts (``log_bytes``), so that a resumed run cuts the log back to its checkpoint
+(``truncate_log``) and writes the records after it again. A file that cannot be read back as the
+run left it raises ``Damaged``; a file that cannot be written (a full disk, a read-only file
+system, no permission) raises ``WriteFailed``, and either way the message names the file.
+"""
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+
+class Damaged(ValueError):
+    """A checkpoint or log that cannot be read back as the run left it (the message names the file)."""
+
+
+class WriteFailed(OSError):
+    """A file of a run or a sweep could not be written: a full disk, a read-only file system, no permission.
+
+    path: the file (the one meant, not its temporary twin); reason: the system's words for it, e.g.
+    "No space left on device"; checkpoint: the iteration of the run's last intact checkpoint, or
+    None when no checkpoint was written or none belongs to the file. The message is one line.
+    An OSError, so that code catching OSError catches it as it caught the original.
+    """
+
+    def __init__(self, path, errno, reason, checkpoint=None):
+        super().__init__(errno, reason, str(path))
+        self.path, self.reason, self.checkpoint = Path(path), reason, checkpoint
+
+    @classmethod
+    def of(cls, path, err, checkpoint=None):
+        """The WriteFailed for ``path`` from the OSError that stopped the write (one may name a
+        temporary file, or no file at all, and say nothing of the checkpoint)."""
+        if isinstance(err, WriteFailed):
+            path = err.path
+            checkpoint = err.checkpoint if checkpoint is None else checkpoint
+        reason = err.strerror or str(err) or type(err).__name__
+        return cls(path, err.errno, reason, checkpoint)
+
+    def __str__(self):
+        text = f"cannot write {self.path} ({self.reason})"
+        if self.checkpoint is None:
+            return text
+        return f"{text}; the last intact checkpoint is at iteration {self.checkpoint}"
+
+    def __reduce__(self):
+        # a sweep's worker sends it to its parent: rebuild it from the same four fields
+        return type(self), (str(self.path), self.errno, self.reason, self.checkpoint)
+
+
+@contextlib.contextmanager
+def writing(path, checkpoint=None):
+    """Turn any OSError inside the block into a WriteFailed naming ``path`` (and the checkpoint)."""
+    try:
+        yield
+    except OSError as err:
+        raise WriteFailed.of(path, err, checkpoint) from err
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode="w"):
+    """Write ``path`` all at once: yields a temporary file beside it that replaces it on success.
+
+    mode: "w" (UTF-8 text, newlines written as given) or "wb". A crash, a kill or an exception
+    inside the block leaves ``path`` as it was: readers see the old file or the new one, never
+    half of one, and the temporary file is removed. An OSError (a full disk, say) comes out as
+    a WriteFailed naming ``path``. Every file a run or a sweep writes whole goes through here.
+    """
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    text_mode = {} if "b" in mode else {"encoding": "utf-8", "newline": ""}
+    try:
+        with writing(path):
+            with open(tmp, mode, **text_mode) as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())    # the bytes reach the disk before the name points at them
+            os.replace(tmp, path)       # one step: the old file until here, the new one after
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+# The largest N(t) a run reached is "max_ponder" in log.jsonl, summary.json and runs.csv, as it has
+# always been written; in the code it is max_N, so that max_ponder means the cap M alone.
+FILE_NAMES = {"max_N": "max_ponder"}
+
+
+def to_file(fields):
+    """A record of measured fields with the names the files use (FILE_NAMES)."""
+    return {FILE_NAMES.get(k, k): v for k, v in fields.items()}
+
+
+def from_file(record):
+    """A record read from a file with the names the code uses (the inverse of to_file)."""
+    back = {v: k for k, v in FILE_NAMES.items()}
+    return {back.get(k, k): v for k, v in record.items()}
+
+
+def open_log(path):
+    """log.jsonl opened to append records (binary: a checkpoint counts its bytes with tell())."""
+    with writing(path):
+        return open(path, "ab")
+
+
+def save_checkpoint(path, state, meta):
+    """Write arrays and a JSON header to ``path`` (an .npz) atomically: a crash never leaves half a file."""
+    arrays = {f"state/{k}": np.asarray(v) for k, v in state.items()}
+    with atomic_write(path, "wb") as f:
+        np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def load_checkpoint(path):
+    """(state, meta) as saved by save_checkpoint. Raises Damaged (a ValueError) naming the file."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            meta = json.loads(str(f["meta"]))
+            state = {k[len("state/"):]: f[k] for k in f.files if k.startswith("state/")}
+    except FileNotFoundError:
+        raise
+    except Exception as err:    # a cut or garbled file fails in many ways (zip, npy, JSON): all mean "damaged"
+        raise Damaged(f"{path} is damaged or not a checkpoint ({type(err).__name__}: {err})") from None
+    if not isinstance(meta, dict) or not {"iteration", "config", "backend", "data_rng", "window"} <= set(meta):
+        raise Damaged(f"{path} is damaged or not a checkpoint (its header lacks the run's state)")
+    return state, meta
+
+
+def _parse_log(lines, path):
+    """The records of log lines (bytes or str) as dicts; Damaged naming the file and line."""
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if not isinstance(record, dict) or not isinstance(record.get("iteration"), int):
+            raise Damaged(f"{path} is damaged: line {number} is not a log record")
+        records.append(record)
+    return records
+
+
+def read_log(path):
+    """The records of a log.jsonl as a list of dicts, fields as the code names them (``from_file``);
+    Damaged naming the file if it is damaged."""
+    with open(path, "rb") as f:
+        return [from_file(record) for record in _parse_log(f, path)]
+
+
+def log_at_checkpoint(path, meta):
+    """The bytes of log.jsonl as they were when the checkpoint ``meta`` was written.
+
+    A run logs past its last checkpoint, so the log is usually longer; the records after it are
+    written again when the run continues. Raises Damaged naming the log if it is damaged.
+    """
+    path = Path(path)
+    raw = path.read_bytes() if path.exists() else b""
+    if "log_bytes" not in meta:
+        raise Damaged(f"{path.parent / 'checkpoint.npz'} does not say how far the log had got: it was not "
+                      "written by this course's training loop")
+    size = meta["log_bytes"]
+    if len(raw) < size:
+        raise Damaged(f"{path} is damaged: it holds {len(raw)} bytes, the checkpoint saw {size}")
+    kept = raw[:size]
+    records = _parse_log(kept.splitlines(), path)
+    if (kept and not kept.endswith(b"\n")) or any(r["iteration"] > meta["iteration"] for r in records):
+        raise Damaged(f"{path} is damaged: it does not match the checkpoint at iteration {meta['iteration']}")
+    return kept
+
+
+def truncate_log(path, meta):
+    """Cut log.jsonl back to the checkpoint ``meta`` (see log_at_checkpoint), atomically."""
+    path = Path(path)
+    kept = log_at_checkpoint(path, meta)
+    if path.exists() and path.read_bytes() == kept:
+        return
+    with atomic_write(path, "wb") as f:   # a kill while resuming must not cut the log short
+        f.write(kept)
