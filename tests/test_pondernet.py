@@ -264,7 +264,7 @@ def test_loss_gradient_through_the_parameters():
 # ---------------------------------------------------------------------------------------------
 
 def test_population_starts_where_act_starts_and_reads_its_data():
-    pop = pondernet_runs.Population([{"seed": 3}], task_options={"bits": 6}, hidden=8, max_steps=4)
+    pop = pondernet_runs.PonderNetPopulation([{"seed": 3}], task_options={"bits": 6}, hidden=8, max_steps=4)
     config = training.make_config({"task": "parity", "bits": 6, "hidden": 8, "seed": 3})
     act_init = training.init_parameters(config)
     for k, v in pop.member_params(0).items():
@@ -278,8 +278,8 @@ def test_population_starts_where_act_starts_and_reads_its_data():
 def test_population_members_train_as_alone_and_learn_the_range():
     options = {"bits": 5, "max_nonzero": 2}
     members = [{"seed": 0, "beta": 0.01}, {"seed": 1, "beta": 0.1, "lambda_p": 0.4, "lr": 3e-3}]
-    pop = pondernet_runs.Population(members, task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
-    alone = pondernet_runs.Population(members[1:], task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
+    pop = pondernet_runs.PonderNetPopulation(members, task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
+    alone = pondernet_runs.PonderNetPopulation(members[1:], task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
     for _ in range(3):
         stats = pop.train_step()
         single = alone.train_step()
@@ -307,22 +307,22 @@ def test_evaluate_act_matches_act_forward():
 def test_population_refuses_bad_arguments():
     options = {"bits": 4}
     with pytest.raises(ValueError, match="members"):
-        pondernet_runs.Population([], task_options=options)
+        pondernet_runs.PonderNetPopulation([], task_options=options)
     with pytest.raises(ValueError, match="seed"):
-        pondernet_runs.Population([{"beta": 0.1}], task_options=options)
+        pondernet_runs.PonderNetPopulation([{"beta": 0.1}], task_options=options)
     with pytest.raises(ValueError, match="beta"):
-        pondernet_runs.Population([{"seed": 0, "beta": -0.1}], task_options=options)
+        pondernet_runs.PonderNetPopulation([{"seed": 0, "beta": -0.1}], task_options=options)
     with pytest.raises(ValueError, match="lambda_p"):
-        pondernet_runs.Population([{"seed": 0, "lambda_p": 1.0}], task_options=options)
+        pondernet_runs.PonderNetPopulation([{"seed": 0, "lambda_p": 1.0}], task_options=options)
     with pytest.raises(ValueError, match="lr"):
-        pondernet_runs.Population([{"seed": 0, "lr": 0}], task_options=options)
+        pondernet_runs.PonderNetPopulation([{"seed": 0, "lr": 0}], task_options=options)
     with pytest.raises(ValueError, match="max_nonzero"):
-        pondernet_runs.Population([{"seed": 0}], task_options={"bits": 4, "max_nonzero": 5})
+        pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options={"bits": 4, "max_nonzero": 5})
     with pytest.raises(ValueError, match="dtype"):
-        pondernet_runs.Population([{"seed": 0}], task_options=options, dtype="float16")
+        pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options=options, dtype="float16")
     with pytest.raises(ValueError, match="hidden"):
-        pondernet_runs.Population([{"seed": 0}], task_options=options, hidden=0)
-    pop = pondernet_runs.Population([{"seed": 0}], task_options=options, hidden=4)
+        pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options=options, hidden=0)
+    pop = pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options=options, hidden=4)
     with pytest.raises(ValueError, match="k must be"):
         pop.member_params(1)
 
