@@ -12,7 +12,7 @@ NumPy's ``@`` then multiplies the K members' matrices in one call. With no leadi
 results equal ``act_numpy.act``'s to rounding (tests/test_engine_numpy.py holds it there).
 
 What broadcasts over the member axis as the core writes it is the core's own code: the cells,
-the halting step and PonderSteps, and the backward through one input step's ponder steps
+the halting update and PonderSteps, and the backward through one input step's ponder steps
 (``act_numpy.act.halting_gradient`` and ``ponder_backward``). What stays here is what the one
 network's functions cannot take: the loops over t, whose products sum over the rows of each
 member (``_rows``), and the ponder loop, which keeps no cache in an evaluation and gates the
@@ -23,7 +23,7 @@ import numpy as np
 
 from act_numpy.act import PonderSteps, halting_gradient, ponder_backward
 from act_numpy.cells import lstm_forward, rnn_forward, sigmoid
-from act_numpy.halting import halting_step
+from act_numpy.halting import halting_update
 
 
 def _rows(a):
@@ -109,7 +109,7 @@ def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, keep=True, halt
         h = sigmoid(s @ P["W_h"] + P["b_h"][..., None, :])[..., 0]   # eq. (5), from the new state
         if halting is not None:
             h = h * halting                                      # 0 for a fixed-computation member
-        p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
+        p, halt, cum, running = halting_update(h, cum, running, n, epsilon, max_ponder)
         mean_s += p[..., None] * s                               # eq. (9): s_t = sum_n p^n s^n
         if lstm:
             mean_c += p[..., None] * c

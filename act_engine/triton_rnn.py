@@ -7,7 +7,7 @@ ponder, backward_pass) with one member's block of rows in registers:
 
     forward:  z^n = x_t W_in + delta_{n,1} w_flag + b_s + s^{n-1} W_s     eq. (3)
               s^n = tanh(z^n),  h^n = gate * sigmoid(s^n W_h + b_h)        eq. (5)
-              p^n, N(t), R(t) as act_numpy.halting.halting_step             eqs (6)-(8), (13)
+              p^n, N(t), R(t) as act_numpy.halting.halting_update           eqs (6)-(8), (13)
               s_t = sum_n p^n s^n                                           eq. (9)
     backward: dL/dh^n = dL/dp^n - dL/dp^N for n < N, 0 at N                 eqs (17)-(20)
               dL/ds^n = p^n dL/ds_t + dL/dz_h^n W_h^T + dL/dz^{n+1} W_s^T    eqs (9), (5), (3)

@@ -29,7 +29,7 @@ import numpy as np
 
 from .cells import lstm_backward, lstm_forward, rnn_backward, rnn_forward, sigmoid
 from .checks import check_int
-from .halting import halting_backward, halting_step
+from .halting import halting_backward, halting_update
 from .params import check_arrays, check_upstream
 
 
@@ -140,7 +140,7 @@ def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, halting=True):
             h = sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]           # eq. (5), from the new state
         else:
             h = np.zeros(B, dtype=xW_t.dtype)                    # fixed_forward: no halting unit
-        p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
+        p, halt, cum, running = halting_update(h, cum, running, n, epsilon, max_ponder)
         mean_s += p[:, None] * s                                 # eq. (9): s_t = sum_n p^n s^n
         if lstm:
             mean_c += p[:, None] * c

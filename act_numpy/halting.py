@@ -11,7 +11,7 @@ act_forward stacks the steps first, (n_steps, B), as its loop makes them.)
 import numpy as np
 
 
-def halting_step(h, cum, running, n, epsilon, max_ponder):
+def halting_update(h, cum, running, n, epsilon, max_ponder):
     """Advance the halting bookkeeping by one ponder step n (1-based).
 
     h (B,)        halting unit h^n of this step, eq. (5)
@@ -46,7 +46,7 @@ def halting_weights(h, epsilon=0.01, max_ponder=100):
     R = np.zeros(B)
     p = np.zeros((B, n_steps))
     for n in range(1, n_steps + 1):
-        p[:, n - 1], halt, cum, running = halting_step(h[:, n - 1], cum, running, n, epsilon, max_ponder)
+        p[:, n - 1], halt, cum, running = halting_update(h[:, n - 1], cum, running, n, epsilon, max_ponder)
         N[halt] = n
         R[halt] = p[halt, n - 1]
         if not running.any():
