@@ -125,7 +125,7 @@ def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, halting=True):
     N = np.zeros(B, dtype=np.int64)
     R = np.zeros(B, dtype=xW_t.dtype)
     mean_s = np.zeros_like(s)                                    # s_t, eq. (9)
-    mean_c = np.zeros_like(s)                                    # c_t of the LSTM
+    mean_c = np.zeros_like(s)                                    # c_t of the LSTM (the RNN has no c)
     taken = []          # per ponder step: (s_in, s, c, h, p, cell cache)
     n = 0
     while running.any():
