@@ -51,6 +51,9 @@ def forward_pass(x, P, cell, epsilon, max_ponder, keep=True, halting=None):
     act_numpy.act.fixed_forward: h = 0, so the row runs to its cap) that multiplies every h^n
     and broadcasts against the rows, e.g. (K, 1).
     Returns y (..., B, T, O), N (..., B, T), R (..., B, T) and the cache, as act_forward.
+
+    act_numpy.act.forward_pass with a member axis: its products over the (B, T) rows keep the
+    members apart (``_rows``), and its ponder loop is this file's ``ponder``.
     """
     *lead, B, T, D = x.shape
     H = P["W_s"].shape[-2]
