@@ -265,23 +265,23 @@ class AIGNet(nn.Module):
         if skip and mode not in ("argmax", "open"):
             raise ValueError(f"skip=True needs gates that are exactly 0 or 1 (mode 'argmax' or 'open'), "
                              f"got mode {mode!r}")
-        h = self.stem(x)
+        x_l = self.stem(x)                                   # the feature map x_l, x_0 from the stem
         zs = []
         for l, block in enumerate(self.blocks):
             if mode == "open":
-                z = torch.ones(x.shape[0], dtype=h.dtype, device=h.device)
+                z = torch.ones(x.shape[0], dtype=x_l.dtype, device=x_l.device)
             else:
-                z, _ = self.gate_units[l](h, mode, generator)
+                z, _ = self.gate_units[l](x_l, mode, generator)
             if skip:
                 run = z > 0.5
                 if run.any():
-                    h = h.clone()
-                    h[run] = h[run] + block(h[run])          # closed gates: nothing computed
+                    x_l = x_l.clone()
+                    x_l[run] = x_l[run] + block(x_l[run])        # closed gates: nothing computed
             else:
-                h = h + z[:, None, None, None] * block(h)    # x_l = x_{l-1} + z_l F_l(x_{l-1})
+                x_l = x_l + z[:, None, None, None] * block(x_l)  # x_l = x_{l-1} + z_l F_l(x_{l-1})
             zs.append(z)
-        z_all = torch.stack(zs, dim=1) if zs else h.new_zeros(x.shape[0], 0)
-        return self.head(h.mean(dim=(2, 3))), z_all
+        z_all = torch.stack(zs, dim=1) if zs else x_l.new_zeros(x.shape[0], 0)
+        return self.head(x_l.mean(dim=(2, 3))), z_all
 
 
 def build(gates="hard", blocks=6, channels=16, seed=0, **kwargs):

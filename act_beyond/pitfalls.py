@@ -395,7 +395,7 @@ def geometric_prior(lambda_p, steps, normalise=True):
 
 # PonderNet's halting distribution and its regulariser, as the gallery names them: the correct ones
 # are act_beyond.pondernet's own
-halting_from_lambdas = pondernet.halting_distribution
+halting_from_lambdas = pondernet.generalised_geometric
 kl_halting_to_prior = pondernet.kl_divergence
 
 

@@ -2,7 +2,7 @@
 
     out = ponder_forward(x, params, max_steps=20)            # every step's output and halting
     loss, parts = pondernet_loss(out, target, beta=0.01, lambda_p=0.2)
-    n = halting_step(out, mode="sample", generator=g)          # inference: where each row stops
+    n = choose_halting_step(out, mode="sample", generator=g)   # inference: where each row stops
     y = output_at(out, n)
 
 The network is ACT's (``act_torch``): the seven parameters W_x, W_s, b_s, W_h, b_h, W_y, b_y,
@@ -37,7 +37,7 @@ parameters).
 
 Shapes carry an optional leading member axis: K networks of one shape at once, their parameters
 stacked (W_s (K, H, G), ...) as in ``act_engine.torch_population``; x is then (K, B, 1, D) and every
-result gains a leading K. ``act_experiments.experiments.pondernet.Population`` trains K PonderNets
+result gains a leading K. ``act_experiments.experiments.pondernet.PonderNetPopulation`` trains K PonderNets
 (seeds, beta, lambda_p, lr per member) that way, with the engine's per-member Adam.
 """
 
@@ -64,7 +64,7 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # The halting distribution, the prior and the KL term
 # ---------------------------------------------------------------------------------------------
 
-def halting_distribution(lam):
+def generalised_geometric(lam):
     """PonderNet's p from the halting probabilities, with the last step taking what remains.
 
     lam (..., N): lambda_1..lambda_N in [0, 1]. Returns p (..., N) with
@@ -125,7 +125,7 @@ class PonderOutput(NamedTuple):
     y     (..., B, N, O)  each step's output y^n (logits)
     lam   (..., B, N)     halting probabilities lambda_n = sigmoid(W_h s^n + b_h), as computed
                           (lambda_N is not yet replaced by 1: p does that)
-    p     (..., B, N)     the halting distribution (``halting_distribution``)
+    p     (..., B, N)     the halting distribution (``generalised_geometric``)
     states (..., B, N, H) the states s^n
     """
     y: torch.Tensor
@@ -204,7 +204,7 @@ def ponder_forward(x, params, *, max_steps=20, cell="rnn"):
 
     lam = torch.sigmoid(affine(P["b_h"], P["W_h"]))[..., 0]     # (..., B, N): eq. (5)
     y = affine(P["b_y"], P["W_y"])                               # (..., B, N, O): eq. (4)
-    return PonderOutput(y, lam, halting_distribution(lam), S)
+    return PonderOutput(y, lam, generalised_geometric(lam), S)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def pondernet_loss(out, target, *, beta=0.01, lambda_p=0.2):
 # Inference: where to halt
 # ---------------------------------------------------------------------------------------------
 
-def halting_step(out, *, mode="sample", generator=None, threshold=0.5):
+def choose_halting_step(out, *, mode="sample", generator=None, threshold=0.5):
     """The step each row halts at during inference, 1..N (int64, shape (..., B)).
 
     mode "sample": walk the steps and halt at step n with probability lambda_n (lambda_N = 1,
@@ -303,7 +303,7 @@ def per_count(values, counts):
 @torch.no_grad()
 def evaluate_pondernet(params, x, y, *, max_steps=20, cell="rnn", mode="sample", generator=None,
                        threshold=0.5, dtype=torch.float32):
-    """Error and steps of one PonderNet on a parity batch, halting as ``halting_step`` says.
+    """Error and steps of one PonderNet on a parity batch, halting as ``choose_halting_step`` says.
 
     params: the seven parameters (NumPy or tensors); x (B, 1, D), y (B, 1, 1) from
     ``tasks.make_batch``. Returns a dict: "error" (fraction wrong), "steps" (mean halting
@@ -312,7 +312,7 @@ def evaluate_pondernet(params, x, y, *, max_steps=20, cell="rnn", mode="sample",
     """
     xt = torch.as_tensor(np.asarray(x), dtype=dtype)
     out = ponder_forward(xt, params, max_steps=max_steps, cell=cell)
-    n = halting_step(out, mode=mode, generator=generator, threshold=threshold)
+    n = choose_halting_step(out, mode=mode, generator=generator, threshold=threshold)
     z = output_at(out, n)[:, 0]
     target = torch.as_tensor(np.asarray(y).reshape(-1) > 0.5)
     wrong = ((z > 0) != target).numpy()

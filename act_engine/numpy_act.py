@@ -10,15 +10,20 @@ stacked, each with its own epsilon and cap M given as arrays that broadcast agai
 ``_rows`` merges two axes of rows so that one product serves a whole (B, T) or (n, B) block:
 NumPy's ``@`` then multiplies the K members' matrices in one call. With no leading axis the
 results equal ``act_numpy.act``'s to rounding (tests/test_engine_numpy.py holds it there).
+
+What broadcasts over the member axis as the core writes it is the core's own code: the cells,
+the halting update and PonderSteps, and the backward through one input step's ponder steps
+(``act_numpy.act.halting_gradient`` and ``ponder_backward``). What stays here is what the one
+network's functions cannot take: the loops over t, whose products sum over the rows of each
+member (``_rows``), and the ponder loop, which keeps no cache in an evaluation and gates the
+halting units of ACT and fixed-computation members of one population.
 """
 
 import numpy as np
 
-# the core's pieces, which broadcast over a leading member axis as they are: halting_step takes
-# per-member arrays of epsilon and M (K, 1), and PonderSteps holds arrays with K in front
-from act_numpy.act import PonderSteps
-from act_numpy.cells import lstm_backward, lstm_forward, rnn_backward, rnn_forward, sigmoid
-from act_numpy.halting import halting_backward, halting_step
+from act_numpy.act import PonderSteps, halting_gradient, ponder_backward
+from act_numpy.cells import lstm_forward, rnn_forward, sigmoid
+from act_numpy.halting import halting_update
 
 
 def _rows(a):
@@ -46,6 +51,9 @@ def forward_pass(x, P, cell, epsilon, max_ponder, keep=True, halting=None):
     act_numpy.act.fixed_forward: h = 0, so the row runs to its cap) that multiplies every h^n
     and broadcasts against the rows, e.g. (K, 1).
     Returns y (..., B, T, O), N (..., B, T), R (..., B, T) and the cache, as act_forward.
+
+    act_numpy.act.forward_pass with a member axis: its products over the (B, T) rows keep the
+    members apart (``_rows``), and its ponder loop is this file's ``ponder``.
     """
     *lead, B, T, D = x.shape
     H = P["W_s"].shape[-2]
@@ -53,16 +61,16 @@ def forward_pass(x, P, cell, epsilon, max_ponder, keep=True, halting=None):
     # the input's part of eq. (3) and the bias, for every t at once: the same for every n
     xW = (_rows(x) @ W_in + P["b_s"][..., None, :]).reshape(*lead, B, T, -1)
 
-    zeros = np.zeros((*lead, B, H), dtype=x.dtype)
-    state = zeros if cell == "rnn" else (zeros, zeros)   # initial state: zeros
+    s = np.zeros((*lead, B, H), dtype=x.dtype)           # initial state: zeros
+    state = s if cell == "rnn" else (s, s)               # the LSTM's state is the pair (s, c)
     S = np.empty((*lead, B, T, H), dtype=x.dtype)        # mean-field state per input step, eq. (9)
     N = np.zeros((*lead, B, T), dtype=np.int64)
     R = np.zeros((*lead, B, T), dtype=x.dtype)
     steps = []
     for t in range(T):
-        state, st, N[..., t], R[..., t] = ponder(xW[..., t, :], w_flag, state, P, cell, epsilon, max_ponder,
-                                                 keep, halting)
-        S[..., t, :] = state if cell == "rnn" else state[0]
+        s, state, st, N[..., t], R[..., t] = ponder(xW[..., t, :], w_flag, s, state, P, cell, epsilon,
+                                                    max_ponder, keep, halting)
+        S[..., t, :] = s
         steps.append(st)
 
     # eq. (9): y_t = sum_n p^n y^n, which is W_y s_t + b_y by linearity
@@ -71,13 +79,16 @@ def forward_pass(x, P, cell, epsilon, max_ponder, keep=True, halting=None):
     return y, N, R, cache
 
 
-def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, keep=True, halting=None):
+def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, keep=True, halting=None):
     """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
 
-    xW_t (..., B, G): x_t W_in + b_s; w_flag (..., G): the flag's row of W_x; state: s_{t-1},
-    (..., B, H) or for the LSTM the pair (s, c). Steps run while any row is still running.
-    halting: forward_pass's. Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps (None
-    unless ``keep``), N (..., B) and R (..., B).
+    xW_t (..., B, G): x_t W_in + b_s; w_flag (..., G): the flag's row of W_x; s: s_{t-1}
+    (..., B, H); state: the cell's state at t - 1 (s, or the LSTM's pair (s, c)). Steps run
+    while any row is still running. halting: forward_pass's. Returns s_t (eq. 9), the cell's
+    state at t, the PonderSteps (None unless ``keep``), N (..., B) and R (..., B).
+
+    act_numpy.act.ponder with a member axis; a loop of its own because it keeps no cache in an
+    evaluation (``keep``) and multiplies the halting units by a per-member gate (``halting``).
     """
     lstm = cell == "lstm"
     cell_forward = lstm_forward if lstm else rnn_forward
@@ -86,37 +97,37 @@ def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, keep=True, halting
     running = np.ones(rows, dtype=bool)
     N = np.zeros(rows, dtype=np.int64)
     R = np.zeros(rows, dtype=xW_t.dtype)
-    mean_s = np.zeros_like(state[0] if lstm else state)           # s_t, eq. (9)
-    mean_c = np.zeros_like(mean_s) if lstm else None              # c_t of the LSTM
+    mean_s = np.zeros_like(s)                                    # s_t, eq. (9)
+    mean_c = np.zeros_like(s)                                    # c_t of the LSTM (the RNN has no c)
     taken = []          # per ponder step: (s_in, s, c, h, p, cell cache)
-    prev, n = state, 0
+    n = 0
     while running.any():
         n += 1
-        s_prev = prev[0] if lstm else prev
-        z = xW_t + s_prev @ P["W_s"]                             # eq. (3): S(s^{n-1}, x^n)
+        z = xW_t + s @ P["W_s"]                                  # eq. (3): S(s^{n-1}, x^n)
         if n == 1:
             z = z + w_flag[..., None, :]                         # the flag delta_{n,1} = 1
-        new, cell_cache = cell_forward(z, prev)
-        s_new = new[0] if lstm else new
-        h = sigmoid(s_new @ P["W_h"] + P["b_h"][..., None, :])[..., 0]   # eq. (5), from the new state
+        s_in = s
+        s, state, cell_cache = cell_forward(z, state)
+        c = state[1] if lstm else None                           # the LSTM's memory c^n
+        h = sigmoid(s @ P["W_h"] + P["b_h"][..., None, :])[..., 0]   # eq. (5), from the new state
         if halting is not None:
             h = h * halting                                      # 0 for a fixed-computation member
-        p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
-        mean_s += p[..., None] * s_new                           # eq. (9): s_t = sum_n p^n s^n
+        p, halt, cum, running = halting_update(h, cum, running, n, epsilon, max_ponder)
+        mean_s += p[..., None] * s                               # eq. (9): s_t = sum_n p^n s^n
         if lstm:
-            mean_c += p[..., None] * new[1]
+            mean_c += p[..., None] * c
         N[halt] = n
         R[halt] = p[halt]                                        # eq. (8): R(t) = p^N
         if keep:
-            taken.append((s_prev, s_new, new[1] if lstm else None, h, p, cell_cache))
-        prev = new
+            taken.append((s_in, s, c, h, p, cell_cache))
+    mean_state = (mean_s, mean_c) if lstm else mean_s
     if not keep:
-        return ((mean_s, mean_c) if lstm else mean_s), None, N, R
+        return mean_s, mean_state, None, N, R
     s_in, s, c, h, p, caches = zip(*taken)
     st = PonderSteps(s_in=np.stack(s_in, axis=-3), s=np.stack(s, axis=-3),
                      c=np.stack(c, axis=-3) if lstm else None, h=np.stack(h, axis=-2),
                      p=np.stack(p, axis=-2), cell=list(caches))
-    return ((mean_s, mean_c) if lstm else mean_s), st, N, R
+    return mean_s, mean_state, st, N, R
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,6 +140,10 @@ def backward_pass(dy, dponder, cache):
 
     dy (..., B, T, O); dponder (..., B, T). Returns the gradients of every parameter and of x,
     each with the shape of what it is the gradient of.
+
+    act_numpy.act.backward_pass with a member axis. Each input step goes back through the core's
+    halting_gradient and ponder_backward; the products over all rows stay here, since they must
+    keep the members apart (``_rows``, ``.mT``) where the one network multiplies flat matrices.
     """
     x, P, cell, S, N, steps = (cache[k] for k in ("x", "P", "cell", "S", "N", "steps"))
     *lead, B, T, D = x.shape
@@ -140,7 +155,7 @@ def backward_pass(dy, dponder, cache):
     g["b_y"] = dy.sum(axis=(-3, -2))
     dS = (_rows(dy) @ P["W_y"].mT).reshape(S.shape)            # dL/ds_t through the output
 
-    dZ = np.empty((*lead, B, T, G), dtype=x.dtype)   # per input step, sum over n of dL/dz^n
+    dxW = np.empty((*lead, B, T, G), dtype=x.dtype)  # dL/d(x_t W_in + b_s): the sum over n of dL/dz^n
     dflag = np.zeros((*lead, G), dtype=x.dtype)
     ds_next = np.zeros((*lead, B, H), dtype=x.dtype)   # dL/ds_t arriving from step t + 1
     dc_next = np.zeros((*lead, B, H), dtype=x.dtype)   # the same for the LSTM's c_t
@@ -150,7 +165,7 @@ def backward_pass(dy, dponder, cache):
         ds_mean = dS[..., t, :] + ds_next                       # the whole gradient on s_t
         dzh_of[t] = halting_gradient(ds_mean, dc_next, dponder[..., t], N[..., t], st)
         dz_of[t], ds_next, dc_next = ponder_backward(ds_mean, dc_next, dzh_of[t], st, P, cell)
-        dZ[..., t, :] = dz_of[t].sum(axis=-3)
+        dxW[..., t, :] = dz_of[t].sum(axis=-3)
         dflag += dz_of[t][..., 0, :, :].sum(axis=-2)            # the flag is 1 only at n = 1
 
     # every ponder step of every input step used the same W_s, W_h and b_h: one product over
@@ -161,48 +176,7 @@ def backward_pass(dy, dponder, cache):
     g["b_h"] = dzh.sum(axis=-2)
 
     # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s
-    g["b_s"] = dZ.sum(axis=(-3, -2))
-    g["W_x"] = np.concatenate([_rows(x).mT @ _rows(dZ), dflag[..., None, :]], axis=-2)
-    g["x"] = (_rows(dZ) @ P["W_x"][..., :D, :].mT).reshape(x.shape)
+    g["b_s"] = dxW.sum(axis=(-3, -2))
+    g["W_x"] = np.concatenate([_rows(x).mT @ _rows(dxW), dflag[..., None, :]], axis=-2)
+    g["x"] = (_rows(dxW) @ P["W_x"][..., :D, :].mT).reshape(x.shape)
     return g
-
-
-def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):
-    """dL/d(W_h s^n + b_h) for every ponder step of one input step: eqs (16)-(20), then eq. (5).
-
-    ds_mean (..., B, H) = dL/ds_t, dc_mean the same for the LSTM's c_t (unused for the RNN);
-    dponder_t (..., B) = dL/drho_t; N_t (..., B); st: the step's PonderSteps.
-    Returns dzh (..., n_t, B), zero from each row's halting step N on.
-    """
-    # eq. (17): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
-    dp = np.einsum("...nbh,...bh->...nb", st.s, ds_mean)
-    if st.c is not None:
-        dp += np.einsum("...nbh,...bh->...nb", st.c, dc_mean)
-    # eqs (18)-(20), in halting.py's layout (ponder steps last); R = p^N takes dponder too
-    dh = halting_backward(dp.swapaxes(-1, -2), dponder_t, N_t).swapaxes(-1, -2)
-    return dh * st.h * (1.0 - st.h)                              # through the sigmoid of eq. (5)
-
-
-def ponder_backward(ds_mean, dc_mean, dzh, st, P, cell):
-    """Back through the cells of one input step's ponder steps, last to first (eq. 3).
-
-    ds_mean, dc_mean (..., B, H): dL/ds_t and dL/dc_t; dzh (..., n_t, B) from halting_gradient.
-    Returns dz (..., n_t, B, G) = dL/dz^n for every step, and dL/ds_{t-1}, dL/dc_{t-1} (..., B, H):
-    step 1 read the mean-field state of t - 1.
-    """
-    w_h = P["W_h"][..., None, :, 0]                              # (..., 1, H)
-    ds_chain = np.zeros_like(ds_mean)    # dL/ds^n arriving from step n + 1
-    dc_chain = np.zeros_like(ds_mean)
-    dz = [None] * st.p.shape[-2]
-    # rows that halted before step n have p^n = 0 and dzh^n = 0 there, so their gradient is
-    # exactly zero without any special case
-    for n in reversed(range(len(dz))):
-        p_n = st.p[..., n, :, None]
-        # s^n feeds the mean field (eq. 9), its halting unit (eq. 5) and step n + 1 (eq. 3)
-        ds = p_n * ds_mean + dzh[..., n, :, None] * w_h + ds_chain
-        if cell == "rnn":
-            dz[n] = rnn_backward(ds, st.cell[n])
-        else:
-            dz[n], dc_chain = lstm_backward((ds, p_n * dc_mean + dc_chain), st.cell[n])
-        ds_chain = dz[n] @ P["W_s"].mT
-    return np.stack(dz, axis=-3), ds_chain, dc_chain

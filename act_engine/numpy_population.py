@@ -26,10 +26,9 @@ run trained alone (``act_numpy.model.ACTModel`` and ``optim.Adam``) to rounding
 
 import numpy as np
 
-from act_numpy.act import real_array
 from act_numpy.model import objective
 from act_numpy.optim import Adam
-from act_numpy.params import PARAM_NAMES
+from act_numpy.params import PARAM_NAMES, real_array
 
 from .members import SHARED, check_member, check_members, halting_mask, pack_state, unpack_state
 from .numpy_act import backward_pass, forward_pass

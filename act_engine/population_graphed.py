@@ -12,8 +12,8 @@ step. Here the step is two CUDA graphs (act_engine.graphed):
 1. forward with a fixed budget of ponder steps (``Population.forward(x, ponder_steps)``, no host
    sync), the loss of eq. (12) (act_torch.losses) and the gradients, written into buffers that
    this object keeps;
-2. the per-member Adam update (act_engine.adam, the update of ``Population._adam``) from those
-   buffers, its per-member factors copied in before every replay.
+2. the per-member Adam update (act_engine.adam, the update of ``population.adam.step``) from
+   those buffers, its per-member factors copied in before every replay.
 
 Between them one host sync reads ``complete``. When some member's row needed more ponder steps
 than the budget, the step is redone eagerly and exactly (``Population.forward(x)``), its
@@ -100,7 +100,7 @@ class PopulationGraphStep:
         # the members share no parameter: the gradient of the sum is each member's own
         grads = torch.autograd.grad(loss.sum(), [pop.params[name] for name in names], allow_unused=True)
         for name, g in zip(names, grads):
-            if g is None:                  # a parameter outside the graph takes a zero gradient, as in _adam
+            if g is None:                  # a parameter outside the graph takes a zero gradient, as in MemberAdam.step
                 self.grads[name].zero_()
             else:
                 self.grads[name].copy_(g)
@@ -123,13 +123,11 @@ class PopulationGraphStep:
 
     def _update(self):
         """Graph 2: every member's Adam update from self.grads and the factors."""
-        pop = self.pop
-        adam.update_(pop.params, self.grads, pop.adam_m, pop.adam_v, self.step_size, self.root)
+        opt = self.pop.adam
+        adam.update_(opt.params, self.grads, opt.m, opt.v, self.step_size, self.root)
 
     def _adam(self):
-        pop = self.pop
-        pop.adam_t += 1
-        step_size, root = adam.factors(pop.adam_t, pop.lr.numpy())
+        step_size, root = self.pop.adam.next_factors()
         self.step_size.copy_(torch.from_numpy(step_size))
         self.root.copy_(torch.from_numpy(root))
         if self.adam_graph is None:

@@ -19,7 +19,7 @@ Checked against ``act_torch.act.act_forward`` in tests/test_engine_torch.py.
 import torch
 
 from act_numpy.checks import check_int
-from act_torch.act import halting_distribution, lstm_cell, prepare, rnn_cell
+from act_torch.act import halting_distribution, halting_test, lstm_cell, prepare, rnn_cell
 
 
 def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, record=None):
@@ -177,13 +177,9 @@ class PonderLoop:
         return state, cum
 
     def anyone_running(self, cum, n):
-        """Does some row take ponder step n + 1? It does while its sum is below 1 - eps (eq. 7)
-        and its cap M allows another step (eq. 13). Reads the answer on the host."""
-        if self.lead:                          # K networks, each with its own threshold and cap
-            return bool(((cum < self.threshold) & (n < self.cap)).any())
-        # one network: every h > 0, so the sums only grow and a row that halted stays above the
-        # threshold (its p is masked in halt); some row is running iff the smallest sum is below
-        return cum.min().item() < self.threshold
+        """Does some row take ponder step n + 1 (act_torch.act.halting_test)? Reads the answer on
+        the host."""
+        return bool(halting_test(cum, n, self.threshold, self.cap).any())
 
     def halt(self, record=None):
         """Close the input step just pondered: N(t), p, R(t) and the mean field.
@@ -195,9 +191,8 @@ class PonderLoop:
         if n_steps > len(self.steps):
             self.steps = torch.arange(1, min(2 * n_steps, self.limit) + 1, device=self.steps.device)
         steps = self.steps[:n_steps]
-        # a row takes step n + 1 iff its sum after step n is below 1 - eps and its cap M allows
-        # another step (eqs 7, 13), so N(t) counts those steps plus the first. N has no gradient.
-        before = (torch.cat(self.sums, dim=-1) < self.threshold) & (steps < self.cap)
+        # N(t) counts the steps a row went on after (eqs 7, 13), plus the first. N has no gradient.
+        before = halting_test(torch.cat(self.sums, dim=-1), steps, self.threshold, self.cap)
         N = before.sum(dim=-1).add_(1)
         S_n = torch.stack(self.states, dim=-2)                   # (..., B, n, H): s^1..s^n
         # eq. (5) again, now with gradient: all halting units of step t in one product

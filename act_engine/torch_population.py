@@ -18,7 +18,7 @@ takes after it halted get weight p = 0, as in ``act_torch.act.act_forward``.
 
 Member k trained here follows the same run trained alone (``act_experiments.training.backends.TorchBackend``):
 the same forward (eqs 3-13), the same loss (eq. 12, batch means) and torch's Adam, written out
-on the stacked tensors so that every member keeps its own learning rate. In float64 the two
+on the stacked tensors so that every member keeps its own learning rate (``adam.MemberAdam``). In float64 the two
 agree to rounding (tests/test_population.py).
 """
 
@@ -29,7 +29,7 @@ from act_numpy.params import PARAM_NAMES
 from act_torch.losses import act_loss, loss_inputs, statistics
 
 from . import adam, members
-from .members import check_member, check_members, pack_state, unpack_state
+from .members import check_member, check_members
 from .population_graphed import graph_step_for
 from .torch_act import ponder_fixed_steps, ponder_until_halted
 
@@ -39,7 +39,7 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
 class Population:
-    """K networks and their Adam states on stacked tensors.
+    """K networks and their Adam states (``adam``, a MemberAdam) on stacked tensors.
 
     configs: K training configs that agree on SHARED; each gives its member's epsilon,
     max_ponder (the cap M), tau and lr. inits: K dicts of initial parameters (float64 NumPy, the
@@ -72,11 +72,8 @@ class Population:
         self.max_ponder = torch.tensor([c["max_ponder"] for c in configs], device=self.device).view(column)
         mask = members.halting_mask(configs, column, np.float64)      # None unless a member is fixed
         self.halting = None if mask is None else torch.tensor(mask, **as_t)
-        self.lr = torch.tensor([float(c["lr"]) for c in configs], dtype=torch.float64)
-        # Adam's step count per member: members may resume from checkpoints of different ages
-        self.adam_t = np.zeros(self.K, dtype=np.int64)
-        self.adam_m = {k: torch.zeros_like(p) for k, p in self.params.items()}
-        self.adam_v = {k: torch.zeros_like(p) for k, p in self.params.items()}
+        # torch's Adam, every member with its own learning rate and step count
+        self.adam = adam.MemberAdam(self.params, [c["lr"] for c in configs])
         # kernels: the ponder loop on Triton kernels, or graphed: the training step as CUDA graphs
         # (act_engine.population_graphed; None: on CUDA). One or the other.
         self.kernels = self._kernels_allowed(kernels, graphed)
@@ -157,7 +154,7 @@ class Population:
             p.grad = None
         loss, stats = self._forward(x, y, mask)
         loss.sum().backward()            # the members share no parameter: each gets its own gradient
-        self._adam()
+        self.adam.step({k: p.grad for k, p in self.params.items()})
         return [{"loss": float(v), **s} for v, s in zip(loss.detach().cpu().tolist(), stats)]
 
     @torch.no_grad()
@@ -165,17 +162,6 @@ class Population:
         """The same statistics as train_step, without a gradient or an update."""
         loss, stats = self._forward(x, y, mask)
         return [{"loss": float(v), **s} for v, s in zip(loss.cpu().tolist(), stats)]
-
-    @torch.no_grad()
-    def _adam(self):
-        """torch.optim.Adam's update (its defaults), every member with its own learning rate and
-        step count (act_engine.adam: the factors on the host in float64, then the update in place)."""
-        self.adam_t += 1
-        step_size, root = adam.factors(self.adam_t, self.lr.numpy())
-        as_t = dict(dtype=self.dtype, device=self.device)
-        grads = {k: p.grad if p.grad is not None else torch.zeros_like(p) for k, p in self.params.items()}
-        adam.update_(self.params, grads, self.adam_m, self.adam_v, torch.tensor(step_size, **as_t),
-                     torch.tensor(root, **as_t))
 
     def member_params(self, k):
         """Member k's parameters as float64 NumPy arrays (the single network's shapes)."""
@@ -185,19 +171,8 @@ class Population:
     def member_state(self, k):
         """Member k's parameters and Adam state in the checkpoint layout (members.pack_state), so
         a member's checkpoint resumes as a single run and a single run's as a member."""
-        k = check_member(k, self.K)
-        def row_k(tensors):
-            return {name: tensors[name][k].detach().cpu().numpy() for name in PARAM_NAMES}
-        return pack_state(row_k(self.params), row_k(self.adam_m), row_k(self.adam_v), self.adam_t[k])
+        return self.adam.member_state(k)
 
     def load_member_state(self, k, state):
         """Set member k from a state dict in the checkpoint layout."""
-        k = check_member(k, self.K)
-        as_t = dict(dtype=self.dtype, device=self.device)
-        params, m, v, t = unpack_state(state, PARAM_NAMES)
-        with torch.no_grad():
-            for name, p in self.params.items():
-                p[k].copy_(torch.as_tensor(params[name], **as_t))
-                self.adam_m[name][k].copy_(torch.as_tensor(m[name], **as_t))
-                self.adam_v[name][k].copy_(torch.as_tensor(v[name], **as_t))
-        self.adam_t[k] = t
+        self.adam.load_member_state(k, state)

@@ -11,7 +11,7 @@ input step t, its rows stopping as they halt, until all have halted or met the m
               i, f, o = sigmoid(z_i, z_f, z_o),  g = tanh(z_g)
               c^n = f c^{n-1} + i g,  s^n = o tanh(c^n)
               h^n = gate * sigmoid(s^n W_h + b_h)                            eq. (5)
-              p^n, N(t), R(t) as act_numpy.halting.halting_step              eqs (6)-(8), (13)
+              p^n, N(t), R(t) as act_numpy.halting.halting_update            eqs (6)-(8), (13)
               s_t = sum_n p^n s^n,  c_t = sum_n p^n c^n                      eq. (9)
     backward: dL/dp^n = dL/ds_t . s^n + dL/dc_t . c^n                        eq. (17)
               dL/dh^n = dL/dp^n - dL/dp^N for n < N, 0 at N                  eqs (18)-(20)
@@ -49,7 +49,7 @@ tl.dot(..., input_precision="ieee").
 from __future__ import annotations     # tl.constexpr stays a string (Triton reads it so): see triton_rnn
 
 # tl and jit are triton_rnn's: Triton's, or stand-ins that let this module import without Triton
-from .triton_rnn import _block, _halting_gradient, _halting_step, _sigmoid, _tanh, _tile, jit, tl
+from .triton_rnn import _block, _halting_gradient, _halting_update, _sigmoid, _tanh, _tile, jit, tl
 
 
 @jit
@@ -139,7 +139,7 @@ def lstm_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
             c = f * prev_c + i * g
             s = o * _tanh(c)
             h = on * _sigmoid(tl.sum(s * wh[None, :], axis=1) + bh)                    # eq. (5)
-            p, halt, cum, still = _halting_step(h, cum, running, n, M, thr)            # eqs (6)-(8), (13)
+            p, halt, cum, still = _halting_update(h, cum, running, n, M, thr)            # eqs (6)-(8), (13)
             mean_s += p[:, None] * s                                                   # eq. (9)
             mean_c += p[:, None] * c
             N_t = tl.where(halt, n, N_t)

@@ -7,7 +7,7 @@ ponder, backward_pass) with one member's block of rows in registers:
 
     forward:  z^n = x_t W_in + delta_{n,1} w_flag + b_s + s^{n-1} W_s     eq. (3)
               s^n = tanh(z^n),  h^n = gate * sigmoid(s^n W_h + b_h)        eq. (5)
-              p^n, N(t), R(t) as act_numpy.halting.halting_step             eqs (6)-(8), (13)
+              p^n, N(t), R(t) as act_numpy.halting.halting_update         eqs (6)-(8), (13)
               s_t = sum_n p^n s^n                                           eq. (9)
     backward: dL/dh^n = dL/dp^n - dL/dp^N for n < N, 0 at N                 eqs (17)-(20)
               dL/ds^n = p^n dL/ds_t + dL/dz_h^n W_h^T + dL/dz^{n+1} W_s^T    eqs (9), (5), (3)
@@ -36,7 +36,7 @@ and the course's numbers are true float32.
 
 The pieces every cell's kernels share live here (act_engine.triton_lstm imports them): _tanh,
 _sigmoid, the block prologue _block, a tile of W_s (_tile), and the halting bookkeeping forward
-(_halting_step) and backward (_halting_gradient).
+(_halting_update) and backward (_halting_gradient).
 """
 
 from __future__ import annotations     # tl.constexpr stays a string (Triton reads it so): see below
@@ -94,8 +94,8 @@ def _tile(W_s, k, H, G, j, cols, col_ok, TRANSPOSED: tl.constexpr):
 
 
 @jit
-def _halting_step(h, cum, running, n, M, thr):
-    """act_numpy.halting.halting_step for a block of rows at ponder step n: h, cum = sum_{k<n} h^k
+def _halting_update(h, cum, running, n, M, thr):
+    """act_numpy.halting.halting_update for a block of rows at ponder step n: h, cum = sum_{k<n} h^k
     and running (BLOCK_B,). Returns p^n, halt (the rows whose N(t) is n), and cum and running after
     step n."""
     # eq. (7) with the cap of eq. (13); eq. (6); eq. (8): p^N = R = 1 - sum_{n<N} h^n
@@ -148,7 +148,7 @@ def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
             z = x_t + first * wf[None, :] + tl.dot(prev, W, input_precision="ieee")   # eq. (3)
             s = _tanh(z)
             h = g * _sigmoid(tl.sum(s * wh[None, :], axis=1) + bh)                     # eq. (5)
-            p, halt, cum, still = _halting_step(h, cum, running, n, M, thr)            # eqs (6)-(8), (13)
+            p, halt, cum, still = _halting_update(h, cum, running, n, M, thr)            # eqs (6)-(8), (13)
             mean += p[:, None] * s
             N_t = tl.where(halt, n, N_t)
             R_t = tl.where(halt, p, R_t)

@@ -17,10 +17,10 @@ The whole batch is processed together: rows halt at different ponder steps, so e
 for all rows and rows that have already halted get weight p = 0 (a mask, not a Python loop over
 rows). The loop over n stops as soon as every row has halted.
 
-act_forward and act_backward check their arguments and call forward_pass and backward_pass,
-which do the work for one network. (The engine, ``act_engine.numpy_act``, runs the same
-equations for K networks stacked on a leading axis; this file is the reference it is checked
-against.)
+act_forward and act_backward check their arguments (``params.py``) and call forward_pass and
+backward_pass, which do the work for one network. (The engine, ``act_engine.numpy_act``, runs
+the same equations for K networks stacked on a leading axis, with this file's halting_gradient
+and ponder_backward, which broadcast over it; this file is the reference it is checked against.)
 """
 
 from typing import NamedTuple
@@ -29,8 +29,8 @@ import numpy as np
 
 from .cells import lstm_backward, lstm_forward, rnn_backward, rnn_forward, sigmoid
 from .checks import check_int
-from .halting import halting_backward, halting_step
-from .params import PARAM_NAMES, check_inputs
+from .halting import halting_backward, halting_update
+from .params import check_arrays, check_upstream
 
 
 class PonderSteps(NamedTuple):
@@ -38,6 +38,7 @@ class PonderSteps(NamedTuple):
 
     The arrays stack the steps n = 1 .. n_t on the first axis (n_t: the most steps any row
     took; rows that halted earlier have p = 0 there). Read a field by name: ``st.h``, ``st.p``.
+    (The engine's K stacked networks put their member axis in front: s (K, n_t, B, H).)
     """
 
     s_in: np.ndarray    # (n_t, B, H) state entering step n (the LSTM's s); s_{t-1} at n = 1, eq. (3)
@@ -46,36 +47,6 @@ class PonderSteps(NamedTuple):
     h: np.ndarray       # (n_t, B) halting units h^n, eq. (5)
     p: np.ndarray       # (n_t, B) halting weights p^n, eqs (6) and (8)
     cell: list          # n_t caches of the cell's forward, for its backward (cells.py)
-
-
-
-def real_array(name, value, dtype=None):
-    """``value`` as a finite real array of ``dtype``; ValueError naming ``name`` otherwise.
-
-    The one value check for every array argument (x, the parameters, dy, dponder): complex,
-    boolean and non-numeric values are refused rather than cast (a cast would silently drop an
-    imaginary part), and so are NaN and inf. dtype None keeps float32/float64 and computes
-    anything else (integers) in float64.
-    """
-    a = np.asarray(value)
-    if a.dtype.kind not in "fiu":
-        raise ValueError(f"{name} must be a real numeric array, got dtype {a.dtype}")
-    if dtype is None:
-        dtype = a.dtype if a.dtype in (np.float32, np.float64) else np.dtype(np.float64)
-    a = a.astype(dtype, copy=False)
-    if not np.isfinite(a).all():
-        raise ValueError(f"{name} contains NaN or inf")
-    return a
-
-
-def _prepare(x, params, cell, epsilon, max_ponder):
-    """Validate and convert inputs; the computation dtype follows x (float32 or float64)."""
-    x = real_array("x", x)
-    if not isinstance(params, dict):
-        raise ValueError("params must be a dict of the seven ACT parameters")
-    shapes = {k: np.shape(v) for k, v in params.items()}
-    check_inputs(x.shape, shapes, cell, epsilon, max_ponder)
-    return x, {k: real_array(f"params[{k!r}]", params[k], x.dtype) for k in PARAM_NAMES}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,7 +61,7 @@ def act_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100):
     Returns y (B, T, O), N (B, T) int64 ponder steps taken, R (B, T) remainders, and a cache for
     act_backward. The ponder cost of step t is rho_t = N + R (eq. 10).
     """
-    x, P = _prepare(x, params, cell, epsilon, max_ponder)
+    x, P = check_arrays(x, params, cell, epsilon, max_ponder)
     return forward_pass(x, P, cell, epsilon, max_ponder)
 
 
@@ -105,7 +76,7 @@ def fixed_forward(x, params, *, cell="rnn", fixed_ponder=1):
     act_backward takes its cache: W_h and b_h get zero gradients, since nothing reads them.
     """
     fixed_ponder = check_int("fixed_ponder", fixed_ponder, 1)
-    x, P = _prepare(x, params, cell, 0.01, fixed_ponder)
+    x, P = check_arrays(x, params, cell, 0.01, fixed_ponder)
     return forward_pass(x, P, cell, 0.01, fixed_ponder, halting=False)
 
 
@@ -119,15 +90,16 @@ def forward_pass(x, P, cell, epsilon, max_ponder, halting=True):
     # the input's part of eq. (3) and the bias, for every t at once: the same for every n
     xW = (x.reshape(B * T, D) @ W_in + P["b_s"]).reshape(B, T, -1)
 
-    zeros = np.zeros((B, H), dtype=x.dtype)
-    state = zeros if cell == "rnn" else (zeros, zeros)   # initial state: zeros
+    s = np.zeros((B, H), dtype=x.dtype)                  # initial state: zeros
+    state = s if cell == "rnn" else (s, s)               # the LSTM's state is the pair (s, c)
     S = np.empty((B, T, H), dtype=x.dtype)               # mean-field state per input step, eq. (9)
     N = np.zeros((B, T), dtype=np.int64)
     R = np.zeros((B, T), dtype=x.dtype)
     steps = []
     for t in range(T):
-        state, st, N[:, t], R[:, t] = ponder(xW[:, t], w_flag, state, P, cell, epsilon, max_ponder, halting)
-        S[:, t] = state if cell == "rnn" else state[0]
+        s, state, st, N[:, t], R[:, t] = ponder(xW[:, t], w_flag, s, state, P, cell, epsilon, max_ponder,
+                                                halting)
+        S[:, t] = s
         steps.append(st)
 
     # eq. (9): y_t = sum_n p^n y^n, which is W_y s_t + b_y by linearity
@@ -136,13 +108,14 @@ def forward_pass(x, P, cell, epsilon, max_ponder, halting=True):
     return y, N, R, cache
 
 
-def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, halting=True):
+def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, halting=True):
     """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
 
-    xW_t (B, G): x_t W_in + b_s; w_flag (G,): the flag's row of W_x; state: s_{t-1}, (B, H) or
-    for the LSTM the pair (s, c). Steps run while any row is still running. halting=False sets
-    every h^n to 0, so every row runs to the cap M.
-    Returns s_t (eq. 9, a pair for the LSTM), the PonderSteps, N (B,) and R (B,).
+    xW_t (B, G): x_t W_in + b_s; w_flag (G,): the flag's row of W_x; s: s_{t-1} (B, H); state:
+    the cell's state at t - 1 (s itself, or the LSTM's pair (s, c)). Steps run while any row is
+    still running. halting=False sets every h^n to 0, so every row runs to the cap M.
+    Returns s_t (eq. 9), the cell's state at t (for the LSTM (s_t, c_t), both mean fields), the
+    PonderSteps, N (B,) and R (B,).
     """
     lstm = cell == "lstm"
     cell_forward = lstm_forward if lstm else rnn_forward
@@ -151,34 +124,33 @@ def ponder(xW_t, w_flag, state, P, cell, epsilon, max_ponder, halting=True):
     running = np.ones(B, dtype=bool)
     N = np.zeros(B, dtype=np.int64)
     R = np.zeros(B, dtype=xW_t.dtype)
-    mean_s = np.zeros_like(state[0] if lstm else state)           # s_t, eq. (9)
-    mean_c = np.zeros_like(mean_s) if lstm else None              # c_t of the LSTM
+    mean_s = np.zeros_like(s)                                    # s_t, eq. (9)
+    mean_c = np.zeros_like(s)                                    # c_t of the LSTM (the RNN has no c)
     taken = []          # per ponder step: (s_in, s, c, h, p, cell cache)
-    prev, n = state, 0
+    n = 0
     while running.any():
         n += 1
-        s_prev = prev[0] if lstm else prev
-        z = xW_t + s_prev @ P["W_s"]                             # eq. (3): S(s^{n-1}, x^n)
+        z = xW_t + s @ P["W_s"]                                  # eq. (3): S(s^{n-1}, x^n)
         if n == 1:
             z = z + w_flag                                       # the flag delta_{n,1} = 1
-        new, cell_cache = cell_forward(z, prev)
-        s_new = new[0] if lstm else new
+        s_in = s
+        s, state, cell_cache = cell_forward(z, state)
+        c = state[1] if lstm else None                           # the LSTM's memory c^n
         if halting:
-            h = sigmoid(s_new @ P["W_h"] + P["b_h"])[:, 0]       # eq. (5), from the new state
+            h = sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]           # eq. (5), from the new state
         else:
             h = np.zeros(B, dtype=xW_t.dtype)                    # fixed_forward: no halting unit
-        p, halt, cum, running = halting_step(h, cum, running, n, epsilon, max_ponder)
-        mean_s += p[:, None] * s_new                             # eq. (9): s_t = sum_n p^n s^n
+        p, halt, cum, running = halting_update(h, cum, running, n, epsilon, max_ponder)
+        mean_s += p[:, None] * s                                 # eq. (9): s_t = sum_n p^n s^n
         if lstm:
-            mean_c += p[:, None] * new[1]
+            mean_c += p[:, None] * c
         N[halt] = n
         R[halt] = p[halt]                                        # eq. (8): R(t) = p^N
-        taken.append((s_prev, s_new, new[1] if lstm else None, h, p, cell_cache))
-        prev = new
+        taken.append((s_in, s, c, h, p, cell_cache))
     s_in, s, c, h, p, caches = zip(*taken)
     st = PonderSteps(s_in=np.stack(s_in), s=np.stack(s), c=np.stack(c) if lstm else None,
                      h=np.stack(h), p=np.stack(p), cell=list(caches))
-    return ((mean_s, mean_c) if lstm else mean_s), st, N, R
+    return mean_s, ((mean_s, mean_c) if lstm else mean_s), st, N, R
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,16 +165,8 @@ def act_backward(dy, dponder, cache):
     both real and finite (a ValueError names the one that is not).
     Returns grads: dict with one entry per parameter (same shape) and "x" (B, T, D).
     """
-    S, P = cache["S"], cache["P"]
-    want = S.shape[:-1] + (P["W_y"].shape[-1],)
-    if np.shape(dy) != want:
-        raise ValueError(f"dy must have shape {want}, got {np.shape(dy)}")
-    dy = real_array("dy", dy, S.dtype)
-    dponder = real_array("dponder", dponder, S.dtype)
-    try:
-        dponder = np.broadcast_to(dponder, S.shape[:-1])
-    except ValueError:
-        raise ValueError(f"dponder must be a scalar or broadcast to {S.shape[:-1]}, got shape {dponder.shape}") from None
+    S, W_y = cache["S"], cache["P"]["W_y"]
+    dy, dponder = check_upstream(dy, dponder, S.shape[:-1] + W_y.shape[-1:], S.dtype)
     return backward_pass(dy, dponder, cache)
 
 
@@ -224,7 +188,7 @@ def backward_pass(dy, dponder, cache):
     g["b_y"] = dy_rows.sum(axis=0)
     dS = (dy_rows @ P["W_y"].T).reshape(B, T, H)                # dL/ds_t through the output
 
-    dZ = np.empty((B, T, G), dtype=x.dtype)   # per input step, sum over n of dL/dz^n
+    dxW = np.empty((B, T, G), dtype=x.dtype)  # dL/d(x_t W_in + b_s): per input step, the sum over n of dL/dz^n
     dflag = np.zeros(G, dtype=x.dtype)
     ds_next = np.zeros((B, H), dtype=x.dtype)   # dL/ds_t arriving from step t + 1
     dc_next = np.zeros((B, H), dtype=x.dtype)   # the same for the LSTM's c_t
@@ -234,7 +198,7 @@ def backward_pass(dy, dponder, cache):
         ds_mean = dS[:, t] + ds_next                            # the whole gradient on s_t
         dzh_of[t] = halting_gradient(ds_mean, dc_next, dponder[:, t], N[:, t], st)
         dz_of[t], ds_next, dc_next = ponder_backward(ds_mean, dc_next, dzh_of[t], st, P, cell)
-        dZ[:, t] = dz_of[t].sum(axis=0)
+        dxW[:, t] = dz_of[t].sum(axis=0)
         dflag += dz_of[t][0].sum(axis=0)                        # the flag is 1 only at n = 1
 
     # every ponder step of every input step used the same W_s, W_h and b_h, so their gradients
@@ -248,10 +212,10 @@ def backward_pass(dy, dponder, cache):
     g["b_h"] = dzh.sum(axis=0)
 
     # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s
-    x_rows, dZ_rows = x.reshape(B * T, D), dZ.reshape(B * T, G)
-    g["b_s"] = dZ_rows.sum(axis=0)
-    g["W_x"] = np.concatenate([x_rows.T @ dZ_rows, dflag[None, :]])
-    g["x"] = (dZ_rows @ P["W_x"][:D].T).reshape(B, T, D)
+    x_rows, dxW_rows = x.reshape(B * T, D), dxW.reshape(B * T, G)
+    g["b_s"] = dxW_rows.sum(axis=0)
+    g["W_x"] = np.concatenate([x_rows.T @ dxW_rows, dflag[None, :]])
+    g["x"] = (dxW_rows @ P["W_x"][:D].T).reshape(B, T, D)
     return g
 
 
@@ -268,13 +232,14 @@ def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):
     ds_mean (B, H) = dL/ds_t, dc_mean the same for the LSTM's c_t (unused for the RNN);
     dponder_t (B,) = dL/drho_t; N_t (B,); st: the step's PonderSteps.
     Returns dzh (n_t, B), zero from each row's halting step N on.
+    Leading axes pass through (the engine's K networks: ds_mean (K, B, H), st.s (K, n_t, B, H)).
     """
     # eq. (17): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
-    dp = np.einsum("nbh,bh->nb", st.s, ds_mean)                  # (n_t, B)
+    dp = np.einsum("...nbh,...bh->...nb", st.s, ds_mean)        # (n_t, B)
     if st.c is not None:
-        dp += np.einsum("nbh,bh->nb", st.c, dc_mean)
-    # eqs (18)-(20), in halting.py's layout (B, n_t); R = p^N takes dponder too
-    dh = halting_backward(dp.T, dponder_t, N_t).T
+        dp += np.einsum("...nbh,...bh->...nb", st.c, dc_mean)
+    # eqs (18)-(20), the ponder steps on axis -2 as in st; R = p^N takes dponder too
+    dh = halting_backward(dp, dponder_t, N_t, axis=-2)
     return dh * st.h * (1.0 - st.h)                              # through the sigmoid of eq. (5)
 
 
@@ -284,20 +249,21 @@ def ponder_backward(ds_mean, dc_mean, dzh, st, P, cell):
     ds_mean, dc_mean (B, H): dL/ds_t and dL/dc_t; dzh (n_t, B) from halting_gradient.
     Returns dz (n_t, B, G) = dL/dz^n for every step, and dL/ds_{t-1}, dL/dc_{t-1} (B, H):
     step 1 read the mean-field state of t - 1.
+    Leading axes pass through, as in halting_gradient (W_s (K, H, G): ``.mT`` transposes each).
     """
-    w_h = P["W_h"][:, 0]                                         # (H,)
+    w_h = P["W_h"].mT                                            # (1, H): the halting unit's weights
     ds_chain = np.zeros_like(ds_mean)    # dL/ds^n arriving from step n + 1
     dc_chain = np.zeros_like(ds_mean)
-    dz = [None] * len(st.p)
+    dz = [None] * len(st.cell)
     # rows that halted before step n have p^n = 0 and dzh^n = 0 there, so their gradient is
     # exactly zero without any special case
     for n in reversed(range(len(dz))):
-        p_n = st.p[n][:, None]
+        p_n = st.p[..., n, :, None]                              # (B, 1)
         # s^n feeds the mean field (eq. 9), its halting unit (eq. 5) and step n + 1 (eq. 3)
-        ds = p_n * ds_mean + dzh[n][:, None] * w_h + ds_chain
+        ds = p_n * ds_mean + dzh[..., n, :, None] * w_h + ds_chain
         if cell == "rnn":
             dz[n] = rnn_backward(ds, st.cell[n])
         else:
             dz[n], dc_chain = lstm_backward((ds, p_n * dc_mean + dc_chain), st.cell[n])
-        ds_chain = dz[n] @ P["W_s"].T
-    return np.stack(dz), ds_chain, dc_chain
+        ds_chain = dz[n] @ P["W_s"].mT
+    return np.stack(dz, axis=-3), ds_chain, dc_chain

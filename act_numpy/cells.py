@@ -10,8 +10,11 @@ State conventions (same in act_torch):
   the gate blocks in the order i, f, o, g:  ``c' = sigma(f) c + sigma(i) tanh(g)``,
   ``s' = sigma(o) tanh(c')``. The halting unit and the output read ``s``, never ``c``.
 
-Every backward takes the gradient with respect to the *new* state and returns the gradient
-with respect to ``z`` and to the *previous* state. The cells work on the last axis only, so any
+Every forward has the form of act_torch's cells, ``s, state, cache = cell_forward(z, state)``:
+the new s' (what the halting unit and the output read), the cell's whole new state (s' itself
+for the RNN, the pair (s', c') for the LSTM) and a cache for the backward. Every backward takes
+the gradient with respect to the *new* state and returns the gradient with respect to ``z`` and
+to the *previous* state. The cells work on the last axis only, so any
 leading axes pass through: the engine's K stacked networks send ``z (K, B, G)``.
 """
 
@@ -35,10 +38,11 @@ def gate_size(cell, H):
 
 
 # --------------------------------------------------------------------------- tanh RNN
-def rnn_forward(z, s_prev):
-    """s' = tanh(z).  z (B, H) -> s' (B, H); the cache is s' itself (tanh' = 1 - s'^2)."""
+def rnn_forward(z, state):
+    """s' = tanh(z).  z (B, H) -> s', the new state (s' itself) and the cache (s' again:
+    tanh' = 1 - s'^2). The previous state s (B, H) only enters through z."""
     s = np.tanh(z)
-    return s, s
+    return s, s, s
 
 
 def rnn_backward(ds, cache):
@@ -48,13 +52,13 @@ def rnn_backward(ds, cache):
 
 
 # --------------------------------------------------------------------------- LSTM
-def lstm_forward(z, state_prev):
+def lstm_forward(z, state):
     """One LSTM update.
 
-    z (B, 4H) gate pre-activations in block order i, f, o, g; state_prev = (s, c), each (B, H).
-    Returns the new state (s', c') and a cache for lstm_backward.
+    z (B, 4H) gate pre-activations in block order i, f, o, g; state = (s, c), each (B, H).
+    Returns s', the new state (s', c') and a cache for lstm_backward.
     """
-    _, c_prev = state_prev
+    _, c_prev = state
     H = c_prev.shape[-1]
     gates = sigmoid(z[..., :3 * H])          # i, f, o in one call: the three sigmoid blocks
     i, f, o = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:]
@@ -62,7 +66,7 @@ def lstm_forward(z, state_prev):
     c = f * c_prev + i * g
     tc = np.tanh(c)
     s = o * tc
-    return (s, c), (i, f, o, g, c_prev, tc)
+    return s, (s, c), (i, f, o, g, c_prev, tc)
 
 
 def lstm_backward(dstate, cache):

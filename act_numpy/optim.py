@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from .checks import check_float
+
 
 class Adam:
     """Adam over a dict of NumPy arrays, updated in place.
@@ -14,8 +16,7 @@ class Adam:
     """
 
     def __init__(self, params, lr=1e-4, beta1=0.9, beta2=0.999, eps=1e-8):
-        if lr <= 0:
-            raise ValueError(f"lr must be positive, got {lr}")
+        lr = check_float("lr", lr, 0.0, low_open=True)
         self.params, self.lr, self.beta1, self.beta2, self.eps = params, lr, beta1, beta2, eps
         self.m = {k: np.zeros_like(v) for k, v in params.items()}
         self.v = {k: np.zeros_like(v) for k, v in params.items()}

@@ -1,5 +1,9 @@
 """The seven ACT parameters: their names, their shapes, checking them, and initialising them.
 
+Every argument check of ``act.py`` lives here too, so that file opens with the maths:
+``check_inputs`` (shapes and settings, shared with act_torch), ``check_arrays`` (act_forward's
+arrays) and ``check_upstream`` (act_backward's dy and dponder), all through ``real_array``.
+
 Names are the paper's. Every weight is used as ``x @ W`` (shape ``(in, out)``), the same in
 NumPy and PyTorch, so no transposes hide between the two packages.
 
@@ -63,6 +67,51 @@ def check_inputs(x_shape, shapes, cell, epsilon, max_ponder):
                 f"for cell={cell!r}, D={D}, H={H}, O={O}"
             )
     return B, T, D, H, O
+
+
+def real_array(name, value, dtype=None):
+    """``value`` as a finite real array of ``dtype``; ValueError naming ``name`` otherwise.
+
+    The one value check for every array argument (x, the parameters, dy, dponder): complex,
+    boolean and non-numeric values are refused rather than cast (a cast would silently drop an
+    imaginary part), and so are NaN and inf. dtype None keeps float32/float64 and computes
+    anything else (integers) in float64.
+    """
+    a = np.asarray(value)
+    if a.dtype.kind not in "fiu":
+        raise ValueError(f"{name} must be a real numeric array, got dtype {a.dtype}")
+    if dtype is None:
+        dtype = a.dtype if a.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    a = a.astype(dtype, copy=False)
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} contains NaN or inf")
+    return a
+
+
+def check_arrays(x, params, cell, epsilon, max_ponder):
+    """act_forward's arguments checked and converted: x (B, T, D) and the dict P of the seven
+    parameters, both in x's dtype (float32 or float64; anything else computes in float64)."""
+    x = real_array("x", x)
+    if not isinstance(params, dict):
+        raise ValueError("params must be a dict of the seven ACT parameters")
+    shapes = {k: np.shape(v) for k, v in params.items()}
+    check_inputs(x.shape, shapes, cell, epsilon, max_ponder)
+    return x, {k: real_array(f"params[{k!r}]", params[k], x.dtype) for k in PARAM_NAMES}
+
+
+def check_upstream(dy, dponder, y_shape, dtype):
+    """act_backward's upstream gradients checked and converted to ``dtype``: dy of ``y_shape``
+    (B, T, O), and dponder a scalar or anything that broadcasts to (B, T), returned as (B, T)."""
+    if np.shape(dy) != tuple(y_shape):
+        raise ValueError(f"dy must have shape {tuple(y_shape)}, got {np.shape(dy)}")
+    dy = real_array("dy", dy, dtype)
+    dponder = real_array("dponder", dponder, dtype)
+    try:
+        dponder = np.broadcast_to(dponder, tuple(y_shape[:-1]))
+    except ValueError:
+        raise ValueError(f"dponder must be a scalar or broadcast to {tuple(y_shape[:-1])}, "
+                         f"got shape {dponder.shape}") from None
+    return dy, dponder
 
 
 def init_params(cell, D, H, O, rng, *, halting_bias=1.0, dtype=np.float64):

@@ -21,9 +21,10 @@ The whole batch runs every ponder step; a row that has halted gets weight p = 0 
 the ponder loop is one "is any row still running?" test per step.
 
 The pieces are public, for the models built on ACT (``act_beyond``): ``prepare`` (the checks),
-``ponder_step`` (eq. 3 and the cell), ``halting_distribution`` (eqs 6, 8) and the cells. The
-engine (``act_engine.torch_act``) runs the same equations for K stacked networks, faster; this
-file is the version to read.
+``ponder_step`` (eq. 3 and the cell), ``halting_distribution`` (eqs 6, 8), ``halting_test``
+(eqs 7, 13) and the cells. The engine (``act_engine.torch_act``) runs the same equations for K
+stacked networks, faster, and arranged for speed (memory layouts, no host sync); this file is
+the version to read.
 """
 
 from collections.abc import Mapping
@@ -111,6 +112,19 @@ def halting_distribution(h, N, steps=None):
     return p, R
 
 
+def halting_test(sums, n, threshold, cap):
+    """Does a row take ponder step n + 1? Eq. (7) with the cap of eq. (13): it does while its sum
+    of halting units after step n is below 1 - eps and its cap M allows another step.
+
+    sums (..., B) after step n, with n an int; or (..., B, n_steps) after each step, with n the
+    tensor [1, 2, ..., n_steps]. threshold 1 - eps and cap M: numbers, or tensors that broadcast
+    (one per member of the engine's stack). Returns a bool tensor of the shape of sums.
+    N(t) is the first step where it is False: 1 + the number of steps where it is True. It only
+    decides N(t), a constant for autograd, so the sums carry no gradient.
+    """
+    return (sums < threshold) & (n < cap)
+
+
 def ponder_step(x_part, state, W_s, cell):
     """One ponder step, eq. (3): s^n = S(s^{n-1}, x^n), from the input's part of z.
 
@@ -152,15 +166,9 @@ def _forward(x, params, cell, epsilon, max_ponder, record, halting):
     x, P, (B, T, D, H, O) = prepare(x, params, cell, epsilon, max_ponder)
     lstm = cell == "lstm"
     # x~ W_x = x W_x[:D] + flag * W_x[D]: the input's part of eq. (3) is the same for every ponder
-    # step, so it is computed once for all t (with b_s); the flag row is added at n = 1 only.
-    # unbind gives the T slices (B, G) at once: autograd then adds their gradients in one stack,
-    # where slicing xW[:, t] T times would build a zero tensor the size of xW for each slice
-    xW = (x @ P["W_x"][:D] + P["b_s"]).unbind(1)                  # T x (B, G)
+    # step, so it is computed once for all t (with b_s); the flag row is added at n = 1 only
+    xW = (x @ P["W_x"][:D] + P["b_s"]).unbind(1)                  # T x (B, G): one per input step
     flag = P["W_x"][D]
-    # the LSTM's W_s (H, 4H), stored as its transpose is (same values): the backward multiplies
-    # every ponder step's gradient by W_s^T, several times faster on the CPU from contiguous
-    # memory. The RNN's square W_s gains nothing from the copy, so it is used as it is
-    W_s = P["W_s"].t().contiguous().t() if lstm else P["W_s"]
     zeros = x.new_zeros(B, H)
     state = (zeros, zeros) if lstm else zeros                     # initial state: zeros
     means, mean_cells, Ns, Rs = [], [], [], []
@@ -173,22 +181,21 @@ def _forward(x, params, cell, epsilon, max_ponder, record, halting):
             if t == 0 and n == 1:       # s_0 = 0, so eq. (3)'s s W_s vanishes: the cell alone
                 s, prev = (lstm_cell if lstm else rnn_cell)(x_part, prev)
             else:
-                s, prev = ponder_step(x_part, prev, W_s, cell)
+                s, prev = ponder_step(x_part, prev, P["W_s"], cell)
             states.append(s)
             cells.append(prev[1] if lstm else None)
             # eq. (7): a row halts once its sum of h^n (eq. 5) reaches 1 - eps. The test only
-            # decides N(t), a constant for autograd, so it runs without gradient; one host sync
-            # per ponder step
+            # decides N(t), a constant for autograd, so it runs without gradient
             if halting:
                 with torch.no_grad():
                     cum = cum + torch.sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]
             sums.append(cum)
-            if cum.min().item() >= 1.0 - epsilon:                # every row has halted
-                break
+            if not halting_test(cum, n, 1.0 - epsilon, max_ponder).any():   # one host sync per step
+                break                                                        # every row has halted
         S_n = torch.stack(states, dim=1)                          # (B, n_t, H): s^1 .. s^n_t
         steps = torch.arange(1, S_n.shape[1] + 1, device=x.device)
         # N(t): the first n whose sum reaches 1 - eps, or the cap M (eqs 7, 13)
-        N = ((torch.stack(sums, dim=-1) < 1.0 - epsilon) & (steps < max_ponder)).sum(dim=-1) + 1
+        N = halting_test(torch.stack(sums, dim=-1), steps, 1.0 - epsilon, max_ponder).sum(dim=-1) + 1
         # eq. (5) with gradient, for all the steps of t in one product (the same values as above)
         if halting:
             h = torch.sigmoid(S_n @ P["W_h"][:, 0] + P["b_h"])    # (B, n_t)

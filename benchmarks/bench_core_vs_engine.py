@@ -20,7 +20,7 @@ import torch
 
 from act_engine import numpy_act, torch_act
 from act_numpy import act as numpy_core
-from act_numpy.params import init_params
+from act_numpy.params import check_arrays, init_params
 from act_torch import act as torch_core
 from bench_act import SIZES, halting_bias_for
 
@@ -32,7 +32,7 @@ def numpy_calls(cell, x, params, dy):
         numpy_core.act_backward(dy, 1e-3, cache)
 
     def engine():
-        X, P = numpy_core._prepare(x, params, cell, 0.01, 100)
+        X, P = check_arrays(x, params, cell, 0.01, 100)
         _, N, _, cache = numpy_act.forward_pass(X, P, cell, 0.01, 100)
         numpy_act.backward_pass(dy, np.full(N.shape, 1e-3), cache)
     return core, engine

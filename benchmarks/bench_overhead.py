@@ -64,7 +64,7 @@ def cases(rng, K=10):
     def numpy_cells():
         state, caches = (s0, c0), []
         for k in range(K):
-            state, cache = lstm_forward(Z[k], state)
+            _, state, cache = lstm_forward(Z[k], state)
             caches.append(cache)
         dc = np.zeros_like(c0)
         for cache in reversed(caches):               # every step's s' gets gradient ds
@@ -86,7 +86,7 @@ def cases(rng, K=10):
         state, caches, S = (s0, c0), [], []
         for _ in range(K):
             S.append(state[0])
-            state, cache = lstm_forward(xW + state[0] @ W, state)
+            _, state, cache = lstm_forward(xW + state[0] @ W, state)
             caches.append(cache)
         dc, ds_next, dZ = np.zeros_like(c0), np.zeros_like(s0), []
         for cache in reversed(caches):

@@ -170,7 +170,7 @@ sys.setprofile(None)
 ''' + KL_HEAD + '''    import torch
     from act_beyond import pondernet
     z = torch.logit(torch.tensor(lam, dtype=torch.float64)).requires_grad_(True)
-    kl = pondernet.kl_divergence(pondernet.halting_distribution(torch.sigmoid(z)), torch.tensor(prior))
+    kl = pondernet.kl_divergence(pondernet.generalised_geometric(torch.sigmoid(z)), torch.tensor(prior))
     return torch.autograd.grad(kl, z)[0].numpy()
 '''}, "none"),
 ]

@@ -30,28 +30,28 @@ def parity(n, bits=5, seed=0, **options):
 # Halting distribution, prior, KL
 # ---------------------------------------------------------------------------------------------
 
-def test_halting_distribution_by_hand():
-    p = pn.halting_distribution(t64(0.5, 0.5, 0.5))
+def test_generalised_geometric_by_hand():
+    p = pn.generalised_geometric(t64(0.5, 0.5, 0.5))
     torch.testing.assert_close(p, t64(0.5, 0.25, 0.25))            # the last step takes what remains
-    p = pn.halting_distribution(t64(0.2, 0.9, 0.3, 0.7))
+    p = pn.generalised_geometric(t64(0.2, 0.9, 0.3, 0.7))
     torch.testing.assert_close(p, t64(0.2, 0.8 * 0.9, 0.8 * 0.1 * 0.3, 0.8 * 0.1 * 0.7))
-    torch.testing.assert_close(pn.halting_distribution(t64(0.3)), t64(1.0))
+    torch.testing.assert_close(pn.generalised_geometric(t64(0.3)), t64(1.0))
 
 
-def test_halting_distribution_sums_to_one_and_is_a_distribution():
+def test_generalised_geometric_sums_to_one_and_is_a_distribution():
     lam = torch.rand(50, 12, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     lam[0] = 1.0                     # halts at once: everything on step 1
     lam[1] = 0.0                     # never halts: everything on the last step
-    p = pn.halting_distribution(lam)
+    p = pn.generalised_geometric(lam)
     assert torch.all(p >= 0)
     torch.testing.assert_close(p.sum(-1), torch.ones(50, dtype=torch.float64))
     assert p[0, 0] == 1 and p[1, -1] == 1
 
 
-def test_halting_distribution_gradient():
+def test_generalised_geometric_gradient():
     lam = torch.rand(3, 6, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
     lam = lam.mul(0.9).add(0.05).requires_grad_()
-    assert torch.autograd.gradcheck(pn.halting_distribution, (lam,))
+    assert torch.autograd.gradcheck(pn.generalised_geometric, (lam,))
 
 
 def test_geometric_prior():
@@ -86,7 +86,7 @@ def test_kl_direction_is_halting_to_prior():
 def test_kl_finite_where_some_p_is_zero():
     # a saturated lambda = 1 puts all mass on step 1; p log p is 0 there and the gradient finite
     lam = t64(1.0, 0.5, 0.5).requires_grad_()
-    p = pn.halting_distribution(lam)
+    p = pn.generalised_geometric(lam)
     kl = pn.kl_divergence(p, pn.geometric_prior(0.2, 3))
     assert float(kl.detach()) == pytest.approx(-np.log(0.2 / (1 - 0.8 ** 3)), rel=1e-12)
     kl.backward()
@@ -97,7 +97,7 @@ def test_kl_gradient():
     prior = pn.geometric_prior(0.3, 5)
     lam = torch.rand(4, 5, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
     lam = lam.mul(0.8).add(0.1).requires_grad_()
-    assert torch.autograd.gradcheck(lambda v: pn.kl_divergence(pn.halting_distribution(v), prior), (lam,))
+    assert torch.autograd.gradcheck(lambda v: pn.kl_divergence(pn.generalised_geometric(v), prior), (lam,))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,25 +185,25 @@ def _out(lam):
     lam = torch.as_tensor(lam, dtype=torch.float64)
     B, N = lam.shape
     y = torch.arange(B * N, dtype=torch.float64).view(B, N, 1)
-    return pn.PonderOutput(y, lam, pn.halting_distribution(lam), torch.zeros(B, N, 1))
+    return pn.PonderOutput(y, lam, pn.generalised_geometric(lam), torch.zeros(B, N, 1))
 
 
 def test_cumulative_halting():
     out = _out([[0.1, 0.5, 0.5, 0.5], [0.6, 0.5, 0.5, 0.5], [0.0, 0.0, 0.0, 0.0]])
     # cumulative p: row 0 0.1, 0.55, ...; row 1 0.6, ...; row 2 0, 0, 0, 1
-    assert pn.halting_step(out, mode="cumulative").tolist() == [2, 1, 4]
-    assert pn.halting_step(out, mode="cumulative", threshold=0.05).tolist() == [1, 1, 4]
-    assert pn.halting_step(out, mode="cumulative", threshold=1.0).tolist() == [4, 4, 4]
+    assert pn.choose_halting_step(out, mode="cumulative").tolist() == [2, 1, 4]
+    assert pn.choose_halting_step(out, mode="cumulative", threshold=0.05).tolist() == [1, 1, 4]
+    assert pn.choose_halting_step(out, mode="cumulative", threshold=1.0).tolist() == [4, 4, 4]
     torch.testing.assert_close(pn.output_at(out, torch.tensor([2, 1, 4])), t64(1, 4, 11)[:, None])
 
 
 def test_sampled_halting_follows_p():
     lam = torch.tensor([[0.3, 0.5, 0.2, 0.4, 0.9]], dtype=torch.float64).repeat(20000, 1)
     out = _out(lam)
-    n = pn.halting_step(out, mode="sample", generator=torch.Generator().manual_seed(0))
+    n = pn.choose_halting_step(out, mode="sample", generator=torch.Generator().manual_seed(0))
     freq = np.bincount(n.numpy(), minlength=6)[1:] / len(n)
     np.testing.assert_allclose(freq, out.p[0].numpy(), atol=0.015)
-    again = pn.halting_step(out, mode="sample", generator=torch.Generator().manual_seed(0))
+    again = pn.choose_halting_step(out, mode="sample", generator=torch.Generator().manual_seed(0))
     assert torch.equal(n, again)
     assert n.min() >= 1 and n.max() <= 5
 
@@ -211,12 +211,12 @@ def test_sampled_halting_follows_p():
 def test_halting_refuses_bad_arguments():
     out = _out([[0.5, 0.5]])
     with pytest.raises(ValueError, match="mode"):
-        pn.halting_step(out, mode="mean")
+        pn.choose_halting_step(out, mode="mean")
     with pytest.raises(ValueError, match="generator"):
-        pn.halting_step(out, mode="sample")
+        pn.choose_halting_step(out, mode="sample")
     for bad in (0.0, 1.5, "0.5"):
         with pytest.raises(ValueError, match="threshold"):
-            pn.halting_step(out, mode="cumulative", threshold=bad)
+            pn.choose_halting_step(out, mode="cumulative", threshold=bad)
 
 
 def test_loss_by_hand_and_per_member():
@@ -265,7 +265,7 @@ def test_loss_gradient_through_the_parameters():
 # ---------------------------------------------------------------------------------------------
 
 def test_population_starts_where_act_starts_and_reads_its_data():
-    pop = pondernet_runs.Population([{"seed": 3}], task_options={"bits": 6}, hidden=8, max_steps=4)
+    pop = pondernet_runs.PonderNetPopulation([{"seed": 3}], task_options={"bits": 6}, hidden=8, max_steps=4)
     config = loop.make_config({"task": "parity", "bits": 6, "hidden": 8, "seed": 3})
     act_init = loop.init_parameters(config)
     for k, v in pop.member_params(0).items():
@@ -279,8 +279,8 @@ def test_population_starts_where_act_starts_and_reads_its_data():
 def test_population_members_train_as_alone_and_learn_the_range():
     options = {"bits": 5, "max_nonzero": 2}
     members = [{"seed": 0, "beta": 0.01}, {"seed": 1, "beta": 0.1, "lambda_p": 0.4, "lr": 3e-3}]
-    pop = pondernet_runs.Population(members, task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
-    alone = pondernet_runs.Population(members[1:], task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
+    pop = pondernet_runs.PonderNetPopulation(members, task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
+    alone = pondernet_runs.PonderNetPopulation(members[1:], task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
     for _ in range(3):
         stats = pop.train_step()
         single = alone.train_step()
@@ -308,22 +308,22 @@ def test_evaluate_act_matches_act_forward():
 def test_population_refuses_bad_arguments():
     options = {"bits": 4}
     with pytest.raises(ValueError, match="members"):
-        pondernet_runs.Population([], task_options=options)
+        pondernet_runs.PonderNetPopulation([], task_options=options)
     with pytest.raises(ValueError, match="seed"):
-        pondernet_runs.Population([{"beta": 0.1}], task_options=options)
+        pondernet_runs.PonderNetPopulation([{"beta": 0.1}], task_options=options)
     with pytest.raises(ValueError, match="beta"):
-        pondernet_runs.Population([{"seed": 0, "beta": -0.1}], task_options=options)
+        pondernet_runs.PonderNetPopulation([{"seed": 0, "beta": -0.1}], task_options=options)
     with pytest.raises(ValueError, match="lambda_p"):
-        pondernet_runs.Population([{"seed": 0, "lambda_p": 1.0}], task_options=options)
+        pondernet_runs.PonderNetPopulation([{"seed": 0, "lambda_p": 1.0}], task_options=options)
     with pytest.raises(ValueError, match="lr"):
-        pondernet_runs.Population([{"seed": 0, "lr": 0}], task_options=options)
+        pondernet_runs.PonderNetPopulation([{"seed": 0, "lr": 0}], task_options=options)
     with pytest.raises(ValueError, match="max_nonzero"):
-        pondernet_runs.Population([{"seed": 0}], task_options={"bits": 4, "max_nonzero": 5})
+        pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options={"bits": 4, "max_nonzero": 5})
     with pytest.raises(ValueError, match="dtype"):
-        pondernet_runs.Population([{"seed": 0}], task_options=options, dtype="float16")
+        pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options=options, dtype="float16")
     with pytest.raises(ValueError, match="hidden"):
-        pondernet_runs.Population([{"seed": 0}], task_options=options, hidden=0)
-    pop = pondernet_runs.Population([{"seed": 0}], task_options=options, hidden=4)
+        pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options=options, hidden=0)
+    pop = pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options=options, hidden=4)
     with pytest.raises(ValueError, match="k must be"):
         pop.member_params(1)
 

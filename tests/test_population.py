@@ -87,3 +87,39 @@ def test_batches_must_have_one_row_block_per_member():
     x, y, mask = batches(configs[0], 1)[0]
     with pytest.raises(ValueError, match="K=2"):
         Population(configs).train_step(x, y, mask)
+
+
+def test_member_adam_is_torch_adam_per_member():
+    """act_engine.adam.MemberAdam: member k steps as torch.optim.Adam with lr[k], also after a
+    member is loaded from a checkpoint of another age; a None gradient counts as zeros."""
+    from act_engine.adam import MemberAdam
+    gen = torch.Generator().manual_seed(0)
+    shapes = {"W": (3, 2), "b": (2,)}
+    lr = [1e-2, 3e-3]
+    params = {n: torch.randn(2, *s, generator=gen, dtype=torch.float64) for n, s in shapes.items()}
+    alone = [{n: p[k].clone().requires_grad_() for n, p in params.items()} for k in range(2)]
+    torch_adams = [torch.optim.Adam(list(a.values()), lr=lr[k]) for k, a in enumerate(alone)]
+    opt = MemberAdam(params, lr)
+    for step in range(4):
+        grads = {n: torch.randn(2, *s, generator=gen, dtype=torch.float64) for n, s in shapes.items()}
+        if step == 2:
+            grads["b"] = None
+        opt.step(grads)
+        for k, (a, ta) in enumerate(zip(alone, torch_adams)):
+            for n, p in a.items():
+                p.grad = torch.zeros_like(p) if grads[n] is None else grads[n][k].clone()
+            ta.step()
+    for k, a in enumerate(alone):
+        for n, p in a.items():
+            torch.testing.assert_close(params[n][k], p.detach(), rtol=1e-12, atol=1e-14)
+    state = opt.member_state(0)
+    assert int(state["adam_t"]) == 4 and set(state) == {"adam_t"} | {f"{kind}/{n}" for kind in ("param", "adam_m", "adam_v")
+                                                                   for n in shapes}
+    opt.load_member_state(1, state)                     # member 1 resumes as member 0's run
+    assert list(opt.t) == [4, 4]
+    for n in shapes:
+        assert torch.equal(params[n][1], params[n][0]) and torch.equal(opt.m[n][1], opt.m[n][0])
+    with pytest.raises(ValueError, match="lr"):
+        MemberAdam(params, [1e-2, 0.0])
+    with pytest.raises(ValueError, match="k must be"):
+        opt.member_state(2)

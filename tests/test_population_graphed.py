@@ -106,10 +106,10 @@ def assert_populations_equal(eager, graphed, log, rtol, atol, N_agree=1.0):
             assert got["loss"] == pytest.approx(want["loss"], rel=rtol, abs=atol)
             assert np.mean(got["N"] == want["N"]) >= N_agree and np.mean(got["wrong"] == want["wrong"]) >= N_agree
             assert np.allclose(got["rho"], want["rho"], rtol=rtol, atol=atol)
-    assert np.array_equal(graphed.adam_t, eager.adam_t)
+    assert np.array_equal(graphed.adam.t, eager.adam.t)
     for name in PARAM_NAMES:
-        for mine, theirs in ((graphed.params, eager.params), (graphed.adam_m, eager.adam_m),
-                             (graphed.adam_v, eager.adam_v)):
+        for mine, theirs in ((graphed.params, eager.params), (graphed.adam.m, eager.adam.m),
+                             (graphed.adam.v, eager.adam.v)):
             assert torch.allclose(mine[name].cpu(), theirs[name].cpu(), rtol=rtol, atol=atol), name
 
 

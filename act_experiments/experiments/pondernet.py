@@ -3,8 +3,8 @@
     tables = run_comparison({"bits": 8, "iterations": 4000}, work="runs/pondernet/x")
     write_comparison(tables, "results/pondernet8");  tables = read_comparison("results/pondernet8")
 
-The model and its loss are ``act_beyond.pondernet``'s. Here: ``Population`` (K PonderNets on
-parity trained as one program, with the engine's per-member Adam), the comparison that trains ACT
+The model and its loss are ``act_beyond.pondernet``'s. Here: ``PonderNetPopulation`` (K PonderNets
+on parity trained as one program, with the engine's per-member Adam), the comparison that trains ACT
 (through the course's population engine) and PonderNet from the same seeds and measures both on
 in-range and extrapolation held-out sets, and the CSV tables it writes and reads. Its figures are
 in ``act_experiments.experiments.pondernet``.
@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from act_beyond import pondernet as pn
-from act_engine import adam
+from act_engine.adam import MemberAdam
 from act_engine.members import check_member
 from act_experiments.data import tasks
 from act_experiments.figures import save_figures
@@ -46,10 +46,10 @@ def initial_params(D, H, O, seed, *, cell="rnn", halting_bias=0.0):
     return init_params(cell, D, H, O, rng, halting_bias=halting_bias)
 
 
-class Population:
-    """K PonderNets on parity trained as one program: parameters stacked on a leading axis, one
-    Adam (torch's defaults, ``act_engine.adam``) per member, each member with its own seed, beta,
-    lambda_p and learning rate.
+class PonderNetPopulation:
+    """K PonderNets on parity trained as one program: parameters stacked on a leading axis, torch's
+    Adam per member (``act_engine.adam.MemberAdam``, the optimiser of the engine's populations),
+    each member with its own seed, beta, lambda_p and learning rate.
 
     members: a list of dicts with "seed" and optionally "beta" (0.01), "lambda_p" (0.2), "lr"
     (1e-3), "halting_bias" (0.0). The shared settings: bits and the training range of non-zero
@@ -89,11 +89,8 @@ class Population:
                        for k in PARAM_NAMES}
         self.beta = torch.tensor([m["beta"] for m in self.members], dtype=self.dtype)
         self.lambda_p = torch.tensor([m["lambda_p"] for m in self.members], dtype=torch.float64)
-        self.lr = np.array([m["lr"] for m in self.members])
         self.data_rngs = [np.random.default_rng([m["seed"], config.DATA_STREAM]) for m in self.members]
-        self.adam_t = np.zeros(self.K, dtype=np.int64)
-        self.adam_m = {k: torch.zeros_like(p) for k, p in self.params.items()}
-        self.adam_v = {k: torch.zeros_like(p) for k, p in self.params.items()}
+        self.adam = MemberAdam(self.params, [m["lr"] for m in self.members])
         self.iteration = 0
 
     def batch(self):
@@ -122,11 +119,7 @@ class Population:
         loss, parts = pn.pondernet_loss(out, torch.as_tensor(y, dtype=self.dtype), beta=self.beta,
                                      lambda_p=self.lambda_p)
         loss.sum().backward()                 # members share no parameter: each its own gradient
-        self.adam_t += 1
-        step_size, root = adam.factors(self.adam_t, self.lr)
-        grads = {k: p.grad for k, p in self.params.items()}
-        adam.update_(self.params, grads, self.adam_m, self.adam_v,
-                     torch.tensor(step_size, dtype=self.dtype), torch.tensor(root, dtype=self.dtype))
+        self.adam.step({k: p.grad for k, p in self.params.items()})
         self.iteration += 1
         return {"loss": loss.detach().numpy().astype(np.float64),
                 **{k: v.numpy().astype(np.float64) for k, v in parts.items()}}
@@ -199,7 +192,7 @@ def run_comparison(settings=None, *, work, progress=print):
     settings: COMPARISON_DEFAULTS overridden by the given keys. ACT: one network per (tau, seed),
     trained by ``act_experiments.training.loop.train_population`` (the course's population engine)
     in chunks of ``chunk`` iterations, its run folders under ``work``. PonderNet: one network per
-    (beta, seed), trained by ``Population``. Both train on counts 1..train_max of ``bits``
+    (beta, seed), trained by ``PonderNetPopulation``. Both train on counts 1..train_max of ``bits``
     (``tasks`` option max_nonzero), with the same seeds (so the same initial weights, except b_h,
     and the same batches), learning rate, batch and step limit (ACT's cap M = max_steps). After
     every chunk each network is measured on the held-out sets (``held_out_sets``); PonderNet
@@ -222,8 +215,8 @@ def run_comparison(settings=None, *, work, progress=print):
     outs = [str(work / f"act-tau{tau:g}-seed{seed}") for tau, seed in act_keys]
     pn_members = [{"seed": seed, "beta": beta, "lambda_p": s["lambda_p"], "lr": s["lr"]}
                   for beta in s["betas"] for seed in s["seeds"]]
-    pn_pop = Population(pn_members, task_options=options, hidden=s["hidden"], max_steps=s["max_steps"],
-                        batch_size=s["batch_size"])
+    pn_pop = PonderNetPopulation(pn_members, task_options=options, hidden=s["hidden"], max_steps=s["max_steps"],
+                                 batch_size=s["batch_size"])
     curves, finals = [], {}
     clock = {"act": 0.0, "pondernet": 0.0}
     for stop in stops:

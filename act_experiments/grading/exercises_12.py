@@ -20,7 +20,7 @@ def ex2(rng):
             lam = rng.uniform(0.05, 0.95, size=N)
             z = torch.logit(torch.tensor(lam, dtype=torch.float64)).requires_grad_(True)
             prior = pn.geometric_prior(lambda_p, N)
-            (want,) = torch.autograd.grad(pn.kl_divergence(pn.halting_distribution(torch.sigmoid(z)), prior), z,
+            (want,) = torch.autograd.grad(pn.kl_divergence(pn.generalised_geometric(torch.sigmoid(z)), prior), z,
                                           allow_unused=True)
             want = np.zeros(N) if want is None else want.numpy()
             lam = torch.sigmoid(z).detach().numpy().copy()
