@@ -311,8 +311,9 @@ def test_sealed_execute_seals_the_kernel_before_its_first_cell(tmp_path):
 
 
 def test_the_teachers_path_gives_feedback_that_reads_offline(tmp_path):
-    """scripts/course.py's course, then docs/teaching.md's commands on session1 (notebook 01): a
-    learner hands in the untouched release, autograde, generate_feedback. The feedback page embeds
+    """scripts/course.py's course, then docs/teaching.md's commands on session1 (notebook 01, its
+    lesson's code cells taken out): a learner hands in the untouched release, autograde,
+    generate_feedback. The feedback page embeds
     the figure its markdown shows and carries MathJax itself: nothing is fetched from a CDN."""
     from act_experiments.grading.nbgrader_run import autograde, nbgrader
     spec = importlib.util.spec_from_file_location("course", ROOT / "scripts" / "course.py")
@@ -321,6 +322,14 @@ def test_the_teachers_path_gives_feedback_that_reads_offline(tmp_path):
     course = tmp_path / "course"
     course_script.build(course, generate=False)
     assert course_script.ASSIGNMENTS["session1"] == ["01_forward_pass"]
+    # the lesson's code cells out (the page's text, figure links, exercises and setup stay), so that
+    # autograde runs in seconds: the release's lessons are run by tests/test_graded_course.py
+    source = course / "source" / "session1" / "01_forward_pass.ipynb"
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    first_code = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")
+    nb["cells"] = [c for i, c in enumerate(nb["cells"]) if c["cell_type"] != "code" or i == first_code
+                   or c["metadata"].get("nbgrader")]
+    source.write_text(json.dumps(nb, indent=1), encoding="utf-8")
     code, tail = nbgrader(course, "generate_assignment", "session1")
     assert code == 0, tail
     released = course / "release" / "session1" / "01_forward_pass.ipynb"
