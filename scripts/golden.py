@@ -76,7 +76,8 @@ def commands():
                                 "--iterations", "50", "--chunk", "25", "--seeds", "0", "--force"],
                                "results/golden_pondernet", False)
     out["golden_convnet_aig"] = (["scripts/convnet_aig.py", "--out", f"{tmp}/convnet_aig", "--seeds", "0",
-                                  "--iterations", "50"], f"{tmp}/convnet_aig", False)
+                                  "--iterations", "50", "--figures", f"{tmp}/convnet_aig_figures"],
+                                 f"{tmp}/convnet_aig", False)        # the committed figures stay as they are
     return out
 
 
