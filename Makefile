@@ -36,7 +36,7 @@ unit: $(STAMP)
 	$(PY) -m pytest -q $(XDIST) -m "not graded_course" tests
 
 # Every notebook under nbval; a graded check cell that writes to stderr fails too, as nbgrader
-# scores it 0 (conftest.py), so this run also holds that the source gets every point.
+# scores it 0 (act_experiments/grading/nbval_rule.py): this run holds that the source gets every point.
 notebooks: $(STAMP)
 	$(PY) -m pytest -q $(XDIST) $(NBVAL) notebooks
 

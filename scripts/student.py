@@ -23,10 +23,11 @@ writes anything to stderr, scores 0):
   missing (an AssertionError or NotImplementedError), not an error from the lesson's own code;
 - every cell outside the exercises must run (the lesson works before any exercise is done).
 
-The source's side, every point of every check cell, is held where the source already runs: under
-nbval in ``make test``, whose hook (conftest.py) fails a check cell that raises or writes to stderr,
-just as nbgrader scores it 0; and the judged exercises' checks in tests/test_judge.py. ``--source``
-grades the source with nbgrader too (every notebook once more).
+The source's side, every point of every check cell, is held where the source already runs:
+under nbval in ``make test``, whose rule (act_experiments/grading/nbval_rule.py) fails a check
+cell that raises or writes to stderr, just as nbgrader scores it 0; and the judged exercises'
+checks in tests/test_judge.py. ``--source`` grades the source with nbgrader too (every notebook
+once more).
 
 It prints the longest cell nbgrader ran, against the per-cell limit of nbgrader_config.py.
 """

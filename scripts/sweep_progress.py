@@ -3,16 +3,8 @@
     python scripts/sweep_progress.py parity_paper_lr3e-4 parity_paper_lr1e-3 parity_paper_lr3e-3 \
         --out results/parity_paper_calibration [--window 1000]
 
-A sweep writes results/<name>/ only when every run has finished (scripts/sweep.py). A sweep
-stopped long before that, such as a first stretch of a long GPU sweep, still has each run's
-log in runs/sweeps/<name>/<run>/log.jsonl. This script turns those logs into
-
-    <out>/progress.csv   per sweep, run and window of --window iterations: the mean training
-                         sequence error and ponder of the batches logged in it (kind "train"),
-                         and the held-out evaluations (kind "eval") at their own iteration
-    <out>/progress.json  per sweep: the learning rate, the iterations asked for and reached
-
-and prints, per sweep and τ, the latest window's mean training error. Nothing is trained.
+Turns the logs of sweeps stopped before their end into progress.csv and progress.json under
+--out; what each holds: act_experiments.sweeps.progress.
 """
 
 import sys
