@@ -49,7 +49,8 @@ tl.dot(..., input_precision="ieee").
 from __future__ import annotations     # tl.constexpr stays a string (Triton reads it so): see triton_rnn
 
 # tl and jit are triton_rnn's: Triton's, or stand-ins that let this module import without Triton
-from .triton_rnn import _block, _halting_gradient, _halting_update, _sigmoid, _tanh, _tile, jit, tl
+from .triton_rnn import (_block, _halting_gradient, _halting_start, _halting_update, _sigmoid, _tanh, _tile, jit,
+                         tl)
 
 
 @jit
@@ -102,6 +103,22 @@ def _times_W_s_T(dz_i, dz_f, dz_o, dz_g, W_s, k, H, G, cols, col_ok):
 
 
 @jit
+def _store_gates(at, i, f, o, g, H, mask):
+    """Store the four blocks of a row of G = 4H in z's order, i at ``at``, f at ``at + H``, o, g."""
+    tl.store(at, i, mask=mask)
+    tl.store(at + H, f, mask=mask)
+    tl.store(at + 2 * H, o, mask=mask)
+    tl.store(at + 3 * H, g, mask=mask)
+
+
+@jit
+def _load_gates(at, H, mask):
+    """The four blocks _store_gates stored at ``at`` (0 where ``mask`` is False): i, f, o, g."""
+    return (tl.load(at, mask=mask, other=0.0), tl.load(at + H, mask=mask, other=0.0),
+            tl.load(at + 2 * H, mask=mask, other=0.0), tl.load(at + 3 * H, mask=mask, other=0.0))
+
+
+@jit
 def lstm_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
                         S, C, N, R, Sn, Cn, An, Hn, Pn,
                         B, T, H, L,
@@ -125,10 +142,7 @@ def lstm_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
         prev_s, prev_c = s_t, c_t
         mean_s = tl.zeros((BLOCK_B, BLOCK_H), dtype=dtype)    # s_t and c_t, eq. (9)
         mean_c = tl.zeros((BLOCK_B, BLOCK_H), dtype=dtype)
-        cum = tl.zeros((BLOCK_B,), dtype=dtype)               # sum_{k<n} h^k
-        running = row_ok                                      # padded rows never run
-        N_t = tl.zeros((BLOCK_B,), dtype=tl.int32)
-        R_t = tl.zeros((BLOCK_B,), dtype=dtype)
+        cum, running, N_t, R_t = _halting_start(row_ok, BLOCK_B, dtype)
         n = 0
         # every row halts at n = M at the latest (eq. 13), so n < M bounds the loop
         while (n < M) & (tl.max(running.to(tl.int32), axis=0) > 0):
@@ -149,11 +163,7 @@ def lstm_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
             kept = running[:, None] & col_ok[None, :]
             tl.store(Sn + step[:, None] * H + cols[None, :], s, mask=kept)
             tl.store(Cn + step[:, None] * H + cols[None, :], c, mask=kept)
-            a_at = An + step[:, None] * G + cols[None, :]
-            tl.store(a_at, i, mask=kept)
-            tl.store(a_at + H, f, mask=kept)
-            tl.store(a_at + 2 * H, o, mask=kept)
-            tl.store(a_at + 3 * H, g, mask=kept)
+            _store_gates(An + step[:, None] * G + cols[None, :], i, f, o, g, H, kept)
             tl.store(Hn + step, h, mask=running)
             tl.store(Pn + step, p, mask=running)
             running = still
@@ -171,11 +181,8 @@ def lstm_ponder_backward(dS, W_s, w_h, N, dponder, C, Sn, Cn, An, Hn, Pn,
                          dZn, dZh,
                          B, T, H, L,
                          BLOCK_B: tl.constexpr, BLOCK_H: tl.constexpr):
-    """act_numpy.act.backward_pass's recurrence for member program_id(0), one block of rows.
-
-    dS (K, B, T, H) = dL/ds_t through the output (dy W_y^T); dponder (K, B, T) = dL/drho_t.
-    Writes dZn, dZh: every step's dL/dz^n and dL/dz_h^n.
-    """
+    """triton_rnn.rnn_ponder_backward for the LSTM: the same arguments, dZn with four gate blocks,
+    and C (K, B, T, H), the mean fields c_t of the forward, from which step 1 reads c_{t-1}."""
     dtype = dS.dtype.element_ty
     k, rows, cols, row_ok, col_ok, tile = _block(B, H, BLOCK_B, BLOCK_H)
     G = 4 * H
@@ -208,11 +215,7 @@ def lstm_ponder_backward(dS, W_s, w_h, N, dponder, C, Sn, Cn, An, Hn, Pn,
             mask = taken[:, None] & col_ok[None, :]
             s = tl.load(Sn + step[:, None] * H + cols[None, :], mask=mask, other=0.0)
             c = tl.load(Cn + step[:, None] * H + cols[None, :], mask=mask, other=0.0)
-            a_at = An + step[:, None] * G + cols[None, :]
-            i = tl.load(a_at, mask=mask, other=0.0)
-            f = tl.load(a_at + H, mask=mask, other=0.0)
-            o = tl.load(a_at + 2 * H, mask=mask, other=0.0)
-            g = tl.load(a_at + 3 * H, mask=mask, other=0.0)
+            i, f, o, g = _load_gates(An + step[:, None] * G + cols[None, :], H, mask)
             # c^{n-1}: the step before's cell state, or c_{t-1} at n = 1
             c_prev = tl.load(Cn + (step - B)[:, None] * H + cols[None, :], mask=mask & (n > 1), other=0.0)
             c_prev = tl.where(n > 1, c_prev, c_before)
@@ -225,11 +228,7 @@ def lstm_ponder_backward(dS, W_s, w_h, N, dponder, C, Sn, Cn, An, Hn, Pn,
             ds = p[:, None] * ds_mean + dzh[:, None] * wh[None, :] + ds_chain
             dc = p[:, None] * dc_mean + dc_chain
             dz_i, dz_f, dz_o, dz_g, dc_chain = _lstm_backward(ds, dc, c_prev, i, f, o, g, _tanh(c))
-            dz_at = dZn + step[:, None] * G + cols[None, :]
-            tl.store(dz_at, dz_i, mask=tile)
-            tl.store(dz_at + H, dz_f, mask=tile)
-            tl.store(dz_at + 2 * H, dz_o, mask=tile)
-            tl.store(dz_at + 3 * H, dz_g, mask=tile)
+            _store_gates(dZn + step[:, None] * G + cols[None, :], dz_i, dz_f, dz_o, dz_g, H, tile)
             tl.store(dZh + step, dzh, mask=row_ok)
             ds_chain = _times_W_s_T(dz_i, dz_f, dz_o, dz_g, W_s, k, H, G, cols, col_ok)
             n -= 1

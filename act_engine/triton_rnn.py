@@ -94,6 +94,14 @@ def _tile(W_s, k, H, G, j, cols, col_ok, TRANSPOSED: tl.constexpr):
 
 
 @jit
+def _halting_start(row_ok, BLOCK_B: tl.constexpr, dtype: tl.constexpr):
+    """The halting bookkeeping of a block of rows at the start of an input step: cum = sum_{k<n} h^k
+    = 0, running (the real rows; padded rows never run), N(t) = 0 and R(t) = 0."""
+    return (tl.zeros((BLOCK_B,), dtype=dtype), row_ok, tl.zeros((BLOCK_B,), dtype=tl.int32),
+            tl.zeros((BLOCK_B,), dtype=dtype))
+
+
+@jit
 def _halting_update(h, cum, running, n, M, thr):
     """act_numpy.halting.halting_update for a block of rows at ponder step n: h, cum = sum_{k<n} h^k
     and running (BLOCK_B,). Returns p^n, halt (the rows whose N(t) is n), and cum and running after
@@ -136,10 +144,7 @@ def rnn_ponder_forward(xW, w_flag, W_s, w_h, b_h, threshold, cap, gate,
         x_t = tl.load(xW + at[:, None] * H + cols[None, :], mask=tile, other=0.0)
         prev = s_t
         mean = tl.zeros((BLOCK_B, BLOCK_H), dtype=dtype)      # s_t, eq. (9)
-        cum = tl.zeros((BLOCK_B,), dtype=dtype)               # sum_{k<n} h^k
-        running = row_ok                                      # padded rows never run
-        N_t = tl.zeros((BLOCK_B,), dtype=tl.int32)
-        R_t = tl.zeros((BLOCK_B,), dtype=dtype)
+        cum, running, N_t, R_t = _halting_start(row_ok, BLOCK_B, dtype)
         n = 0
         # every row halts at n = M at the latest (eq. 13), so n < M bounds the loop
         while (n < M) & (tl.max(running.to(tl.int32), axis=0) > 0):

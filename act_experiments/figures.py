@@ -2,16 +2,20 @@
 
 Every figure the course shows lives in ``figures/`` at the repository root and goes through
 ``save_figure``: fixed dpi, no software stamp, no timestamps. The plotting scripts write there
-whenever they run. A notebook shows its figures inline and writes them through
+whenever they run (``draw_main`` is their common command line). A notebook shows its figures inline and writes them through
 ``notebook_figure`` only when asked (``ACT_SAVE_FIGURES=1``, as ``make figures`` sets it), so
 running the course leaves the committed figures untouched. ``save_figures`` draws and saves a
 set of figures under one prefix, as the plotting scripts do.
 """
 
 import os
+import sys
 from pathlib import Path
 
+import matplotlib
 import matplotlib.pyplot as plt
+
+from act_experiments.training.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE_DIR = ROOT / "figures"
@@ -56,3 +60,26 @@ def print_written(paths):
     """Print 'wrote <path>' for each path, relative to the repository when it lies inside."""
     for path in paths:
         print("wrote", path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def draw_main(argv, *, script, description, arguments, read, summary, plot):
+    """The command line of a script that draws an experiment's figures from its results; returns 0.
+
+    arguments(ap): adds the options that choose the results (``--figures``, the output folder, is
+    added after them); read(args) -> the results, raising OSError, KeyError or ValueError when they
+    cannot be drawn, which ends the script with one line, "<script>: <error>", and status 1, before
+    any figure is written; summary(results) prints their numbers; plot(results, args) -> the paths
+    written, printed as 'wrote <path>'.
+    """
+    matplotlib.use("Agg")      # files only
+    ap = OneLineParser(description=description)     # errors in one line
+    arguments(ap)
+    ap.add_argument("--figures", help="output folder (default figures/)")
+    args = ap.parse_args(argv)
+    try:
+        results = read(args)
+    except (OSError, KeyError, ValueError) as err:
+        sys.exit(f"{Path(script).name}: {err}")
+    summary(results)
+    print_written(plot(results, args))
+    return 0

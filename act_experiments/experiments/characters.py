@@ -29,11 +29,10 @@ import numpy as np
 
 from act_experiments import tables
 from act_experiments.data import text
-from act_experiments.figures import save_figures
+from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots.style import line_style, tau_colours
 from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.stats import taus
-from act_experiments.training.cli import OneLineParser
 
 
 LARGE, SMALL = tables.RESULTS / "characters", tables.RESULTS / "characters_small"
@@ -298,18 +297,12 @@ def plot(res, figures=None):
 
 def main(argv=None):
     """scripts/plot_characters.py: read a characters sweep, print its summary, draw its figures."""
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
-    ap.add_argument("--results", default=None, help="sweep folder (default: results/characters, else _small)")
-    ap.add_argument("--figures", default=None, help="output folder (default figures/)")
-    args = ap.parse_args(argv)
-    try:
-        res = read(args.results)
-    except (OSError, KeyError, ValueError) as err:
-        sys.exit(f"plot_characters.py: {err}")
-    print_summary(res)
-    for path in plot(res, args.figures):
-        print("wrote", path)
+    def arguments(ap):
+        ap.add_argument("--results", default=None, help="sweep folder (default: results/characters, else _small)")
+
+    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
+                     read=lambda args: read(args.results), summary=print_summary,
+                     plot=lambda res, args: plot(res, args.figures))
 
 
 if __name__ == "__main__":

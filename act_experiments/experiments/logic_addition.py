@@ -21,16 +21,14 @@ draws FIGURES and ``main`` is scripts/plot_task.py.
 
 import sys
 
-import matplotlib
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import print_written, save_figures
+from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import tau_colours
 from act_experiments.sweeps import launch, reading, stats
 from act_experiments.sweeps.stats import taus
-from act_experiments.training.cli import OneLineParser
 
 
 # The sweeps to show, best first: the full-size sweep, then the reduced CPU sweeps, longest first.
@@ -149,10 +147,7 @@ def run(task, argv):
 def read(task, sweep=None):
     """The sweep results/<sweep>/ of ``task`` (a name or a folder; default: the first of SWEEPS[task]
     present), as reading.load_sweep gives it. ValueError when it holds another task."""
-    sweep = reading.load_sweep(sweep or find_sweep(task))
-    if reading.task_of(sweep) != task:
-        raise ValueError(f"results/{sweep['name']} holds a {reading.task_of(sweep)} sweep, not {task}")
-    return sweep
+    return reading.load_task_sweep(task, sweep or find_sweep(task))
 
 
 def plot(sweep, figures=None, prefix=None):
@@ -162,20 +157,18 @@ def plot(sweep, figures=None, prefix=None):
 
 def main(argv=None):
     """scripts/plot_task.py: read a logic or addition sweep, print its table, draw its figures."""
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
-    ap.add_argument("task", choices=sorted(SWEEPS), help="logic or addition")
-    ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS[task] present)")
-    ap.add_argument("--figures", help="output folder (default figures/)")
-    ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: the task's name)")
-    args = ap.parse_args(argv)
-    try:
-        sweep = read(args.task, args.sweep)
-    except (OSError, KeyError, ValueError) as err:
-        sys.exit(f"plot_task.py: {err}")
-    print(describe(sweep))
-    stats.print_table(stats.table(sweep))
-    print_written(plot(sweep, args.figures, args.prefix or args.task))
+    def arguments(ap):
+        ap.add_argument("task", choices=sorted(SWEEPS), help="logic or addition")
+        ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS[task] present)")
+        ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: the task's name)")
+
+    def summary(sweep):
+        print(describe(sweep))
+        stats.print_table(stats.table(sweep))
+
+    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
+                     read=lambda args: read(args.task, args.sweep), summary=summary,
+                     plot=lambda sweep, args: plot(sweep, args.figures, args.prefix or args.task))
 
 
 if __name__ == "__main__":

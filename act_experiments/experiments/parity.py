@@ -24,20 +24,18 @@ import json
 import sys
 from pathlib import Path
 
-import matplotlib
 import matplotlib.pyplot as plt
 import matplotlib.ticker as ticker
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import save_figures
+from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import line_style, series_label, tau_colours
 from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.reading import NO_ACT, tau_label
 from act_experiments.sweeps.stats import (baseline_errors, by_difficulty, difficulty_bins, keys, mean_se, per_group,
                                           table, taus)
-from act_experiments.training.cli import OneLineParser
 
 
 BASELINE_COLOUR = "0.35"
@@ -334,10 +332,7 @@ def run(argv):
 def read(sweep=None):
     """The sweep results/<sweep>/ (a name or a folder; default: the largest parity sweep), as
     reading.load_sweep gives it. ValueError when it holds another task, FileNotFoundError when none."""
-    sweep = reading.load_sweep(sweep or largest_sweep())
-    if reading.task_of(sweep) != "parity":
-        raise ValueError(f"results/{sweep['name']} holds a {reading.task_of(sweep)} sweep, not parity")
-    return sweep
+    return reading.load_task_sweep("parity", sweep or largest_sweep())
 
 
 def plot(sweep, figures=None, prefix="parity"):
@@ -347,20 +342,14 @@ def plot(sweep, figures=None, prefix="parity"):
 
 def main(argv=None):
     """scripts/plot_parity.py: read a sweep, print its summary, draw its figures."""
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
-    ap.add_argument("sweep", nargs="?", default=None,
-                    help="results/<name>/ to plot, or a folder (default: the largest parity sweep in results/)")
-    ap.add_argument("--prefix", default="parity", help="figure file names <prefix>_*.png (default parity)")
-    ap.add_argument("--figures", default=None, help="output folder (default figures/)")
-    args = ap.parse_args(argv)
-    try:
-        sweep = read(args.sweep)
-    except (OSError, KeyError, ValueError) as err:
-        sys.exit(f"plot_parity.py: {err}")
-    print_summary(sweep)
-    for path in plot(sweep, args.figures, args.prefix):
-        print("wrote", path)
+    def arguments(ap):
+        ap.add_argument("sweep", nargs="?", default=None,
+                        help="results/<name>/ to plot, or a folder (default: the largest parity sweep in results/)")
+        ap.add_argument("--prefix", default="parity", help="figure file names <prefix>_*.png (default parity)")
+
+    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
+                     read=lambda args: read(args.sweep), summary=print_summary,
+                     plot=lambda sweep, args: plot(sweep, args.figures, args.prefix))
 
 
 if __name__ == "__main__":

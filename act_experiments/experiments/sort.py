@@ -25,16 +25,14 @@ FIGURES and ``main`` is scripts/plot_sort.py.
 import math
 import sys
 
-import matplotlib
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import print_written, save_figures
+from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import tau_colours
 from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.stats import print_table, table, taus
-from act_experiments.training.cli import OneLineParser
 
 
 # Folders under results/ to draw, best first: the full sweep, then the reduced CPU fallbacks.
@@ -156,11 +154,7 @@ def run(argv):
 def read(sweep=None):
     """The sweep results/<sweep>/ (a name or a folder; default: the first of SWEEPS that exists), as
     reading.load_sweep gives it. ValueError when it holds another task, FileNotFoundError when none."""
-    sweep = reading.load_sweep(sweep or find_sweep())
-    task = sweep["meta"].get("task", "sort")
-    if task != "sort":
-        raise ValueError(f"results/{sweep['name']} holds a {task} sweep, not sort")
-    return sweep
+    return reading.load_task_sweep("sort", sweep or find_sweep())
 
 
 def plot(sweep, figures=None, prefix="sort"):
@@ -170,18 +164,13 @@ def plot(sweep, figures=None, prefix="sort"):
 
 def main(argv=None):
     """scripts/plot_sort.py: read a sweep, print its summary, draw its figures."""
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
-    ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS that exists)")
-    ap.add_argument("--figures", help="output folder (default figures/)")
-    ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: sort)")
-    args = ap.parse_args(argv)
-    try:
-        sweep = read(args.sweep)
-    except (OSError, KeyError, ValueError) as err:
-        sys.exit(f"plot_sort.py: {err}")
-    print_summary(sweep)
-    print_written(plot(sweep, args.figures, args.prefix or "sort"))
+    def arguments(ap):
+        ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS that exists)")
+        ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: sort)")
+
+    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
+                     read=lambda args: read(args.sweep), summary=print_summary,
+                     plot=lambda sweep, args: plot(sweep, args.figures, args.prefix or "sort"))
 
 
 if __name__ == "__main__":

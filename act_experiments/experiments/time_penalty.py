@@ -21,17 +21,15 @@ FIGURES and ``main`` is scripts/plot_time_penalty.py.
 import sys
 from pathlib import Path
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import print_written, save_figures
+from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots.style import legend_right
 from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.reading import NO_ACT, task_of, tau_label
 from act_experiments.sweeps.stats import baseline_errors, mean_se, table
-from act_experiments.training.cli import OneLineParser
 
 
 TASK_COLOUR = {"parity": "tab:blue", "logic": "tab:orange", "addition": "tab:green", "sort": "tab:purple"}
@@ -230,20 +228,23 @@ def plot(sweeps, figures=None):
 
 def main(argv=None):
     """scripts/plot_time_penalty.py: every committed sweep, one line each in three figures."""
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=DESCRIPTION)     # errors in one line
-    ap.add_argument("--results", default=str(tables.RESULTS), help="folder holding the sweeps (default results/)")
-    ap.add_argument("--figures", help="output folder (default figures/)")
-    args = ap.parse_args(argv)
-    if not Path(args.results).is_dir():
-        # a mistyped folder must not redraw the committed figures as "no sweeps"
-        ap.exit(1, f"plot_time_penalty.py: error: --results {args.results} is not a folder\n")
-    sweeps = read(args.results)
-    if sweeps:
-        print_summary(sweeps)
-    else:
-        print("no committed sweeps found: the figures say so")
-    print_written(plot(sweeps, args.figures))
+    def arguments(ap):
+        ap.add_argument("--results", default=str(tables.RESULTS), help="folder holding the sweeps (default results/)")
+
+    def read_folder(args):
+        if not Path(args.results).is_dir():
+            # a mistyped folder must not redraw the committed figures as "no sweeps"
+            raise ValueError(f"--results {args.results} is not a folder")
+        return read(args.results)
+
+    def summary(sweeps):
+        if sweeps:
+            print_summary(sweeps)
+        else:
+            print("no committed sweeps found: the figures say so")
+
+    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments, read=read_folder,
+                     summary=summary, plot=lambda sweeps, args: plot(sweeps, args.figures))
 
 
 if __name__ == "__main__":

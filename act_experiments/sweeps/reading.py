@@ -88,6 +88,14 @@ def load_sweep(name_or_path, tables=TAU_TABLES):
     return sweep
 
 
+def load_task_sweep(task, name_or_path):
+    """load_sweep for the figures of one task: ValueError when the folder holds another task's sweep."""
+    sweep = load_sweep(name_or_path)
+    if task_of(sweep) != task:
+        raise ValueError(f"results/{sweep['name']} holds a {task_of(sweep)} sweep, not {task}")
+    return sweep
+
+
 def task_of(sweep):
     """The sweep's task: from sweep.json, else from the folder's name (parity16 -> parity)."""
     name = sweep["name"]
