@@ -46,6 +46,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from act_numpy.checks import check_float, check_int
+
+
 GATE_KINDS = ("hard", "soft", "none")
 # how a forward pass sets the gates: Gumbel sample (straight-through), argmax of the logits
 # without noise, the softmax probability of "execute" (a soft, highway-like gate), or all open
@@ -66,8 +69,7 @@ def load_digits_split(seed=0, test_fraction=0.25):
     [0, 1] (the 0..16 grey levels divided by 16), y_train (N_train,) and y_test (N_test,) int64
     labels 0..9. Nothing is downloaded.
     """
-    if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction!r}")
+    check_float("test_fraction", test_fraction, 0.0, 1.0, low_open=True, high_open=True)
     try:
         from sklearn.datasets import load_digits
     except ImportError as err:    # pragma: no cover - scikit-learn is in requirements.txt
@@ -94,9 +96,7 @@ def open_bias(open_fraction):
     With the Gumbel-max trick, argmax(l + g) picks column k with probability softmax(l)_k, and
     softmax((0, b))_1 = sigmoid(b), so b = logit(q). 0.85 gives about 1.73.
     """
-    q = float(open_fraction)
-    if not 0 < q < 1:
-        raise ValueError(f"open_fraction must lie in (0, 1), got {open_fraction!r}")
+    q = check_float("open_fraction", open_fraction, 0.0, 1.0, low_open=True, high_open=True)
     return math.log(q / (1.0 - q))
 
 
@@ -150,8 +150,8 @@ class Gate(nn.Module):
 
     def __init__(self, channels, hidden=16, open_fraction=0.85):
         super().__init__()
-        if channels < 1 or hidden < 1:
-            raise ValueError(f"channels and hidden must be >= 1, got {channels} and {hidden}")
+        check_int("channels", channels)
+        check_int("hidden", hidden)
         self.fc1 = nn.Linear(channels, hidden)
         self.bn = nn.BatchNorm1d(hidden)
         self.fc2 = nn.Linear(hidden, 2)
@@ -315,8 +315,7 @@ def target_rate_loss(z, target, reduction="sum"):
     Returns a scalar tensor; its gradient on z[b, l] is -2 (t - zbar_l) / B (divided by L for
     "mean"): every image's gate in a block that runs too rarely is pushed open, too often closed.
     """
-    if not 0 <= float(target) <= 1:
-        raise ValueError(f"target must lie in [0, 1], got {target!r}")
+    check_float("target", target, 0.0, 1.0)
     if z.dim() != 2:
         raise ValueError(f"z must be (B, L), got shape {tuple(z.shape)}")
     if reduction not in ("sum", "mean"):

@@ -11,10 +11,13 @@ import math
 import numbers
 
 
-def check_int(name, value, low=1):
-    """``value`` as an int if it is an integer (not a bool) >= low; else ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+def check_int(name, value, low=1, high=None):
+    """``value`` as an int if it is an integer (not a bool) >= low, and <= high unless high is None;
+    else ValueError naming ``name``."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low
+            or (high is not None and value > high)):
+        bounds = f">= {low}" if high is None else f"in {low}..{high}"
+        raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
     return int(value)
 
 

@@ -13,6 +13,7 @@ zero padding after a short sequence costs no ponder time.
 import numpy as np
 
 from .act import act_backward, act_forward, fixed_forward
+from .checks import check_float
 from .losses import LOSSES, task_loss
 from .params import init_params
 
@@ -62,8 +63,7 @@ class ACTModel:
                  fixed_ponder=None):
         if loss not in LOSSES:
             raise ValueError(f"unknown loss {loss!r}; expected one of {tuple(LOSSES)}")
-        if tau < 0:
-            raise ValueError(f"tau must be >= 0, got {tau}")
+        check_float("tau", tau, 0.0)
         self.cell, self.loss_kind, self.heads = cell, loss, heads
         self.tau, self.epsilon, self.max_ponder = tau, epsilon, max_ponder
         self.fixed_ponder = fixed_ponder

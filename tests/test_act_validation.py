@@ -162,3 +162,21 @@ def test_init_and_model_errors():
         ACTModel("rnn", 2, 3, 1, loss="hinge")
     with pytest.raises(ValueError, match="tau"):
         ACTModel("rnn", 2, 3, 1, tau=-1.0)
+
+
+def test_the_one_checker_names_the_argument_and_keeps_its_bounds():
+    from act_numpy.checks import check_float, check_int
+    assert check_int("M", np.int64(3)) == 3 and type(check_int("M", np.int64(3))) is int
+    assert check_int("bits", 64, 1, 64) == 64
+    for bad in (0, True, 2.0, "2", None):
+        with pytest.raises(ValueError, match="^M must be an integer >= 1"):
+            check_int("M", bad)
+    with pytest.raises(ValueError, match=r"^bits must be an integer in 1\.\.64, got 65"):
+        check_int("bits", 65, 1, 64)
+    assert check_float("lr", 1, 0.0, low_open=True) == 1.0
+    for bad in (0.0, -1.0, float("nan"), float("inf"), False, "0.1"):
+        with pytest.raises(ValueError, match="^lr must be"):
+            check_float("lr", bad, 0.0, low_open=True)
+    assert check_float("p", 1.0, 0.0, 1.0) == 1.0
+    with pytest.raises(ValueError, match=r"^p must be in \(0, 1\), got 1.0"):
+        check_float("p", 1.0, 0.0, 1.0, low_open=True, high_open=True)

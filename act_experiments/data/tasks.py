@@ -75,6 +75,7 @@ from typing import Callable, NamedTuple, Optional
 import numpy as np
 
 from act_experiments.data import text
+from act_numpy.checks import check_int
 
 TASKS = ("parity", "logic", "addition", "sort")
 TEXT_TASKS = ("characters",)     # the tasks that read a text (their TASK_TABLE entry says text=True)
@@ -147,10 +148,6 @@ END_CLASS = 10  # addition: class for "beyond the end of the number"
 # Argument checks
 # ----------------------------------------------------------------------------------------
 
-def _is_int(value):
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
 def _check_task(task):
     if task not in ALL_TASKS:
         raise ValueError(f"unknown task {task!r}; expected one of {ALL_TASKS}")
@@ -169,13 +166,7 @@ def resolve_options(task, **options):
         if name == "data":
             merged[name] = text.check_data(value)   # None or an existing file
             continue
-        if not _is_int(value):
-            raise ValueError(f"option {name!r} must be an int, got {type(value).__name__}")
-        low, high = _LIMITS[name]
-        if value < low or (high is not None and value > high):
-            bounds = f">= {low}" if high is None else f"in {low}..{high}"
-            raise ValueError(f"option {name!r} must be {bounds}, got {value}")
-        merged[name] = int(value)
+        merged[name] = check_int(f"option {name!r}", value, *_LIMITS[name])
     if TASK_TABLE[task].check is not None:
         TASK_TABLE[task].check(merged)
     return merged
@@ -364,10 +355,7 @@ def _checked(task, rng, batch_size, options):
     opts = resolve_options(task, **options)
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a np.random.Generator, got {type(rng).__name__}")
-    if not _is_int(batch_size):
-        raise ValueError(f"batch_size must be an int, got {type(batch_size).__name__}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    check_int("batch_size", batch_size)
     return opts
 
 
