@@ -30,6 +30,7 @@ from act_experiments.tables import number, read_csv, write_csv, write_json
 from act_experiments.training import checkpoints, config, loop
 from act_experiments.training.backends import TorchBackend
 from act_experiments.training.cli import OneLineParser
+# initial_params too: notebook 12 reads both models' starting weights from here
 from act_experiments.training.pondernet_population import PonderNetPopulation, initial_params  # noqa: F401
 from act_experiments.training.populations import TorchPopulation
 from act_numpy.checks import check_int

@@ -117,25 +117,25 @@ def run_plan(out, plan, train, tables, meta, *, unit_of, key=None, record, name,
         out.mkdir(parents=True, exist_ok=True)
         for table, columns in tables.items():
             write_csv(out / table, [], columns)
-    record = {**old, **meta, "command": _command(script),
-              "machine": f"{platform.machine()}, CPython {platform.python_version()}",
-              "wall_time_s": old.get("wall_time_s") or 0.0}
-    write_json(record_path, record)
+    written = {**old, **meta, "command": _command(script),
+               "machine": f"{platform.machine()}, CPython {platform.python_version()}",
+               "wall_time_s": old.get("wall_time_s") or 0.0}
+    write_json(record_path, written)
     key = key or (lambda unit: unit)
     units = plan(meta) if callable(plan) else plan
     todo = [unit for unit in units if key(unit) not in done]
     if count_as:
         log(f"{len(units) - len(todo)} of {len(units)} {count_as} already in {first}; training {len(todo)}")
-    start, before = time.time(), record["wall_time_s"]
+    start, before = time.time(), written["wall_time_s"]
     for i, unit in enumerate(todo, 1):
         rows, line = train(unit)
         for table in names[1:] + names[:1]:
             if rows.get(table):
                 append_rows(out / table, rows[table], tables[table], float_format)
-        record["wall_time_s"] = round(before + time.time() - start, 1)
-        write_json(record_path, record)
+        written["wall_time_s"] = round(before + time.time() - start, 1)
+        write_json(record_path, written)
         log(f"[{i}/{len(todo)}] {line}" if count_as else line)
-    return record
+    return written
 
 
 def run_entries(name, meta, train, columns, out, *, entries_key, script, force=False, log=print):
