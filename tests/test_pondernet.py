@@ -432,6 +432,15 @@ def test_other_settings_are_refused_in_one_line_and_force_starts_over(tmp_path, 
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "other settings" in err and "--force" in err, err
     assert (tmp_path / "results" / "tiny" / "curves.csv").read_text() == before
+
+    def stopped(*args, **kwargs):
+        raise loop.Stopped(15, 2)                   # what ACT's runs raise after a SIGTERM
+    monkeypatch.setattr(pondernet_runs, "run_comparison", stopped)
+    assert pondernet_runs.main(argv + ["--force"]) == 143
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "the same command continues" in err, err
+    monkeypatch.undo()
+    monkeypatch.setattr(pondernet_runs, "ROOT", tmp_path)
     tables = pondernet_runs.run({**options, "iterations": 6}, "tiny", force=True, progress=None)
     assert {r["iteration"] for r in tables["curves"]} == {2, 4, 6}
     assert pondernet_runs.PonderNetPopulation([{"seed": 0, "beta": 1e-2, "lambda_p": 0.2, "lr": 1e-2}],
