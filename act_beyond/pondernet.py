@@ -37,7 +37,7 @@ parameters).
 
 Shapes carry an optional leading member axis: K networks of one shape at once, their parameters
 stacked (W_s (K, H, G), ...) as in ``act_engine.torch_population``; x is then (K, B, 1, D) and every
-result gains a leading K. ``act_experiments.experiments.pondernet.PonderNetPopulation`` trains K PonderNets
+result gains a leading K. ``act_experiments.training.pondernet_population.PonderNetPopulation`` trains K PonderNets
 (seeds, beta, lambda_p, lr per member) that way, with the engine's per-member Adam.
 """
 

@@ -5,7 +5,7 @@ rate and step count: the optimiser of every PyTorch population.
     opt.step(grads)                                  # one update of every member, in place
 
 Used by act_engine.torch_population (eagerly, and replayed as a CUDA graph by
-act_engine.population_graphed) and by act_experiments.experiments.pondernet. The update is cut in two so
+act_engine.population_graphed) and by act_experiments.training.pondernet_population. The update is cut in two so
 that it can be replayed as a CUDA graph:
 
     step_size, root = opt.next_factors()             # on the host: float64 NumPy (K,)

@@ -7,8 +7,9 @@
 ``config`` (options, defaults, seed streams), ``checkpoints`` (logs and checkpoints written in
 one step; the files' names at their edge), ``evaluation`` (what a run measures), ``stopping``
 (signals, divergence), ``loop`` (the loop), ``backends`` (how NumPy and PyTorch hold one network),
-``populations`` (the engine's populations from training configs), ``cli`` (scripts/train.py's
-command line and the one-line parser every script uses).
+``populations`` (the engine's populations from training configs), ``pondernet_population``
+(PonderNet's population, saved and restored exactly), ``cli`` (scripts/train.py's command line and
+the one-line parser every script uses).
 
 ``sweeps``: τ x seed sweeps. ``launch`` (scripts/sweep.py: plan, run, collect), ``workers`` (shards
 and worker processes); ``writing`` writes runs.csv and its tables, ``per_byte`` writes what a
@@ -17,8 +18,8 @@ numbers per τ, ``progress`` reads what unfinished sweeps have logged.
 
 ``experiments``: one module per experiment with ``run``, ``read``, ``plot`` and ``main``:
 ``parity``, ``logic_addition``, ``sort``, ``characters``, ``time_penalty``, ``controls``,
-``pitfalls``, ``pondernet``, ``universal_transformer``, ``convnet_aig``; ``runner`` runs an
-experiment of named entries over seeds.
+``pitfalls``, ``pondernet``, ``universal_transformer``, ``convnet_aig``; ``runner`` runs the four
+beyond the paper, each a plan of units that a rerun resumes.
 
 ``plots``: what several figures share (``style``, ``tau_sweep``, ``architecture``, ``pondernet``).
 ``figures``: where and how figures are written (byte for byte the same). ``tables``: where the

@@ -45,10 +45,12 @@ def write_csv(path, rows, columns=None, float_format=None):
         w.writerows([_cell(row.get(k), float_format) for k in columns] for row in rows)
 
 
-def append_rows(path, rows, columns):
-    """Add rows to an existing CSV file in one step: the file holds all of them or none."""
+def append_rows(path, rows, columns, float_format=None):
+    """Add rows to an existing CSV file in one step: the file holds all of them or none. Cells as
+    ``write_csv`` writes them."""
     text = io.StringIO()
-    csv.writer(text, lineterminator="\n").writerows([_cell(row.get(c), None) for c in columns] for row in rows)
+    csv.writer(text, lineterminator="\n").writerows([_cell(row.get(c), float_format) for c in columns]
+                                                      for row in rows)
     old = Path(path).read_text()
     with atomic_write(path) as f:
         f.write(old + text.getvalue())

@@ -10,10 +10,11 @@ of notebook 14's live runs), and writes into --out:
 
     runs.csv    one row per network (act_experiments.experiments.convnet_aig.run_one)
     usage.csv   per gated network, the fraction of each digit's test images executing each block
-    sweep.json  the settings
+    sweep.json  the settings, the command, the machine and the wall time
 
-A run already in runs.csv is not trained again, so a stopped sweep continues where it stopped;
-different settings from those in sweep.json are refused. Then it draws
+Each network's rows are appended when it is trained, and one already in runs.csv is not trained
+again, so a stopped sweep continues where it stopped (act_experiments.experiments.runner);
+different settings from those in sweep.json are refused, unless --force starts over. Then it draws
 figures/convnet_aig_tradeoff.png (accuracy against computation) and figures/convnet_aig_usage.png
 (digit x block heat maps, mean over the seeds) through act_experiments.figures.save_figure.
 """

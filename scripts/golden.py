@@ -100,6 +100,7 @@ def record(dest, only=None):
         if folder.startswith("results/golden_"):
             shutil.rmtree(ROOT / folder, ignore_errors=True)
             shutil.rmtree(ROOT / "runs" / "sweeps" / Path(folder).name, ignore_errors=True)
+            shutil.rmtree(ROOT / "runs" / "pondernet" / Path(folder).name, ignore_errors=True)  # its checkpoints
             for figure in (ROOT / "figures").glob(f"pondernet_{Path(folder).name}_*.png"):
                 figure.unlink()              # scripts/pondernet.py draws its run's figures too
     shutil.rmtree(ROOT / "runs" / "golden", ignore_errors=True)

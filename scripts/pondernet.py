@@ -10,8 +10,11 @@ network per (beta, seed) as one stacked population (act_experiments.experiments.
 the details). Each is measured every --chunk iterations on a held-out set of the training range
 and, when train-max < bits, on one of train-max+1..bits non-zero bits (the extrapolation test).
 The tables go to results/<name>/ (runs.csv, curves.csv, counts.csv, attention.csv,
-comparison.json), the figures to figures/pondernet_<name>_*.png, the ACT run folders to
-runs/pondernet/<name>/ (refused when they exist, unless --force).
+comparison.json), the figures to figures/pondernet_<name>_*.png, the ACT run folders and
+PonderNet's checkpoint to runs/pondernet/<name>/. Nothing is lost when it stops: after each chunk
+the curves rows are appended and both models checkpointed, and the same command run again
+continues after the last finished chunk, with the same tables as a run that never stopped; other
+settings are refused, and --force starts over (act_experiments.experiments.runner).
 """
 
 import sys

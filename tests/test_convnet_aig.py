@@ -2,6 +2,7 @@
 residual network (a closed gate is the identity, skipping equals masking), and the experiment's
 training loop (act_experiments.experiments.convnet_aig.train)."""
 
+import json
 import math
 
 import numpy as np
@@ -10,6 +11,7 @@ import torch
 
 from act_beyond import convnet_aig as aig
 from act_experiments.experiments import convnet_aig as aig_runs
+from act_experiments.tables import read_csv
 
 
 def small_net(gates="hard", blocks=3, channels=4, seed=0, dtype=torch.float64, **kwargs):
@@ -344,3 +346,51 @@ def test_the_sweep_redraws_its_figures_from_the_committed_csvs(tmp_path, capsys)
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["convnet_aig_tradeoff.png", "convnet_aig_usage.png"]
     out = capsys.readouterr().out
     assert "hard" in out and "static" in out and "soft" in out
+
+
+def tiny_sweep(out, monkeypatch, stop_at=None, **kw):
+    """The sweep of seed 0, rate 0.5 and depth 0 at 3 iterations (three networks) through run();
+    returns the networks trained. A KeyboardInterrupt stops it as it starts network ``stop_at``."""
+    real, calls = aig_runs.run_one, []
+
+    def counted(kind, seed, data, target_rate=None, blocks=None, settings=None):
+        if len(calls) + 1 == stop_at:
+            raise KeyboardInterrupt                  # a stop in the middle of a network
+        calls.append(kind)
+        return real(kind, seed, data, target_rate=target_rate, blocks=blocks, settings=settings)
+
+    monkeypatch.setattr(aig_runs, "run_one", counted)
+    try:
+        aig_runs.run(out, (0,), (0.5,), (0,), dict(aig_runs.SETTINGS, iterations=kw.pop("iterations", 3)),
+                     log=lambda line: None, **kw)
+    finally:
+        monkeypatch.undo()
+    return calls
+
+
+def without_time(path):
+    return [{k: v for k, v in row.items() if k != "cpu_s"} for row in read_csv(path)]
+
+
+def test_a_stopped_sweep_resumes_with_the_same_rows_and_other_settings_are_refused(tmp_path, monkeypatch):
+    straight, stopped = tmp_path / "straight", tmp_path / "stopped"
+    assert tiny_sweep(straight, monkeypatch) == ["static", "hard", "soft"]
+    with pytest.raises(KeyboardInterrupt):
+        tiny_sweep(stopped, monkeypatch, stop_at=3)
+    assert len(read_csv(stopped / "runs.csv")) == 2 and len(read_csv(stopped / "usage.csv")) == 10
+    assert tiny_sweep(stopped, monkeypatch) == ["soft"]            # only what was missing
+    for name in ("runs.csv", "usage.csv"):
+        assert without_time(stopped / name) == without_time(straight / name)
+    assert (stopped / "usage.csv").read_text() == (straight / "usage.csv").read_text()
+    record = json.loads((stopped / "sweep.json").read_text())
+    assert record["settings"]["iterations"] == 3 and record["wall_time_s"] >= 0 and "data" in record
+    assert tiny_sweep(stopped, monkeypatch) == []                  # nothing left to do
+    before = (stopped / "runs.csv").read_text()
+    with pytest.raises(SystemExit) as stop:
+        load_script().main(["--out", str(stopped), "--seeds", "0", "--rates", "0.5", "--depths", "0",
+                            "--iterations", "4"])
+    message = str(stop.value.code)
+    assert "other settings" in message and "--force" in message and "\n" not in message
+    assert (stopped / "runs.csv").read_text() == before           # a refused sweep writes nothing
+    assert len(tiny_sweep(stopped, monkeypatch, iterations=4, force=True)) == 3
+    assert len(read_csv(stopped / "runs.csv")) == 3

@@ -133,3 +133,39 @@ def test_the_pitfalls_experiment_trains_reads_and_draws_a_tiny_experiment(tmp_pa
     assert summary["plain average"]["grad_data"][2] == 0.0 < summary["correct"]["grad_data"][1]
     paths = script.plot(tmp_path, tmp_path / "figures")
     assert [p.name for p in paths] == ["pitfalls_gallery.png"]
+
+
+def test_a_plan_of_two_tables_keeps_whole_units_and_keeps_what_the_experiment_added(tmp_path):
+    """run_plan: a unit's rows reach the second table before the first; rows of a unit that a stop
+    kept out of the first table are dropped on the rerun, which trains the unit again."""
+    tables = {"runs.csv": ["unit", "value"], "detail.csv": ["unit", "part"]}
+    calls = []
+
+    def train(unit):
+        calls.append(unit)
+        return {"runs.csv": [{"unit": unit, "value": unit / 4}],
+                "detail.csv": [{"unit": unit, "part": p} for p in range(2)]}, f"unit {unit}"
+
+    def plan(**kw):
+        return runner.run_plan(tmp_path, [1, 2, 3], train, tables, {"settings": {"lr": kw.pop("lr", 0.1)}},
+                               unit_of=lambda table, row: int(row["unit"]), record="record.json", name="demo",
+                               script="scripts/demo.py", log=lambda line: None, **kw)
+    plan()
+    whole = {name: (tmp_path / name).read_text() for name in tables}
+    record = json.loads((tmp_path / "record.json").read_text())
+    write = json.loads((tmp_path / "record.json").read_text())
+    write["extra"] = 7                                     # what an experiment adds to its record
+    (tmp_path / "record.json").write_text(json.dumps(write))
+    lines = (tmp_path / "runs.csv").read_text().splitlines()
+    (tmp_path / "runs.csv").write_text("\n".join(lines[:-1]) + "\n")   # unit 3 stopped before its last append
+    calls.clear()
+    assert plan()["extra"] == 7 and calls == [3]
+    assert {name: (tmp_path / name).read_text() for name in tables} == whole
+    assert record["settings"] == {"lr": 0.1} and record["command"] is None
+    with pytest.raises(ValueError, match="record.json holds other settings; use --force to start demo over"):
+        plan(lr=0.2)
+    resets = []
+    calls.clear()
+    plan(lr=0.2, force=True, reset=lambda: resets.append(1))
+    assert calls == [1, 2, 3] and resets == [1]
+    assert "extra" not in json.loads((tmp_path / "record.json").read_text())

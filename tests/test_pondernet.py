@@ -10,6 +10,7 @@ from act_beyond import pondernet as pn
 from act_experiments.experiments import pondernet as pondernet_runs
 from act_experiments.plots import pondernet as pondernet_plots
 from act_experiments.data import tasks
+from act_experiments.tables import read_csv
 from act_experiments.training import loop
 from act_torch.act import act_forward
 
@@ -336,8 +337,14 @@ TINY = dict(bits=4, train_max=2, hidden=4, batch_size=8, iterations=4, chunk=2, 
             betas=(1e-2, 1e-1), max_steps=3, eval_size=24)
 
 
+def comparison(folder, settings=TINY, **kw):
+    return pondernet_runs.run_comparison(settings, work=folder / "work", out=folder / "out",
+                                         progress=kw.pop("progress", None), **kw)
+
+
 def test_comparison_tables_round_trip(tmp_path):
-    tables = pondernet_runs.run_comparison(TINY, work=tmp_path / "work", progress=None)
+    back = comparison(tmp_path)
+    tables = back
     assert len(tables["runs"]) == 2 + 4                       # ACT: 1 tau x 2 seeds; PonderNet: 2 betas x 2 seeds
     assert len(tables["curves"]) == 2 * 6                     # measured after each of the two chunks
     assert {r["iteration"] for r in tables["curves"]} == {2, 4}
@@ -350,8 +357,7 @@ def test_comparison_tables_round_trip(tmp_path):
         key = (r["model"], r["knob"], r["seed"], r["count"])
         sums[key] = sums.get(key, 0.0) + r["p"]
     assert len(sums) == 6 * 4 and all(abs(v - 1) < 1e-5 for v in sums.values())
-    pondernet_runs.write_comparison(tables, tmp_path / "out")
-    back = pondernet_runs.read_comparison(tmp_path / "out")
+    assert back == pondernet_runs.read_comparison(tmp_path / "out")
     assert back["meta"]["settings"]["bits"] == 4 and len(back["runs"]) == 6
     assert back["runs"][0]["model"] in ("act", "pondernet") and isinstance(back["runs"][0]["seed"], int)
     act_knob, pn_knob = pondernet_plots.comparison_picks(back)
@@ -368,11 +374,79 @@ def test_comparison_tables_round_trip(tmp_path):
 
 def test_comparison_refuses_bad_settings(tmp_path):
     with pytest.raises(ValueError, match="unknown setting"):
-        pondernet_runs.run_comparison({"bitz": 4}, work=tmp_path)
+        comparison(tmp_path, {"bitz": 4})
     with pytest.raises(ValueError, match="train_max"):
-        pondernet_runs.run_comparison({**TINY, "train_max": 5}, work=tmp_path)
+        comparison(tmp_path, {**TINY, "train_max": 5})
     with pytest.raises(ValueError, match="seeds"):
-        pondernet_runs.run_comparison({**TINY, "seeds": ()}, work=tmp_path)
+        comparison(tmp_path, {**TINY, "seeds": ()})
+    assert not (tmp_path / "out").exists()
+
+
+def files(folder):
+    return {p.name: p.read_bytes() for p in sorted((folder / "out").glob("*.csv"))}
+
+
+def test_a_stopped_comparison_resumes_to_the_same_tables(tmp_path, monkeypatch):
+    """Stopped after its first chunk, and stopped in the middle of PonderNet's part of the second
+    (after ACT's runs reached its end), a comparison run again ends with every CSV byte for byte
+    as a run that never stopped."""
+    comparison(tmp_path / "straight")
+    straight = files(tmp_path / "straight")
+    assert sorted(straight) == ["attention.csv", "counts.csv", "curves.csv", "runs.csv"]
+
+    def stop(line):
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        comparison(tmp_path / "chunk", progress=stop)              # the first chunk is written, then a stop
+    assert sorted(files(tmp_path / "chunk")) == ["curves.csv"]
+    assert {int(r["iteration"]) for r in read_csv(tmp_path / "chunk" / "out" / "curves.csv")} == {2}
+    assert comparison(tmp_path / "chunk")["meta"]["settings"]["iterations"] == 4
+    assert files(tmp_path / "chunk") == straight
+
+    real = pondernet_runs.PonderNetPopulation.train_step
+
+    def train_step(self):
+        if self.iteration == 3:
+            raise KeyboardInterrupt                                  # in the middle of the second chunk
+        return real(self)
+    monkeypatch.setattr(pondernet_runs.PonderNetPopulation, "train_step", train_step)
+    with pytest.raises(KeyboardInterrupt):
+        comparison(tmp_path / "step")
+    monkeypatch.undo()
+    comparison(tmp_path / "step")
+    assert files(tmp_path / "step") == straight
+    before = files(tmp_path / "step")
+    comparison(tmp_path / "step")                                    # finished: nothing to do
+    assert files(tmp_path / "step") == before
+
+
+def test_other_settings_are_refused_in_one_line_and_force_starts_over(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(pondernet_runs, "ROOT", tmp_path)
+    options = {**TINY, "seeds": (0,), "betas": (1e-2,)}
+    pondernet_runs.run(options, "tiny", progress=None)
+    before = (tmp_path / "results" / "tiny" / "curves.csv").read_text()
+    argv = ["--name", "tiny", "--bits", "4", "--train-max", "2", "--hidden", "4", "--batch-size", "8",
+            "--iterations", "6", "--chunk", "2", "--seeds", "0", "--taus", "0.01", "--betas", "0.01",
+            "--max-steps", "3", "--eval-size", "24"]
+    assert pondernet_runs.main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "other settings" in err and "--force" in err, err
+    assert (tmp_path / "results" / "tiny" / "curves.csv").read_text() == before
+
+    def stopped(*args, **kwargs):
+        raise loop.Stopped(15, 2)                   # what ACT's runs raise after a SIGTERM
+    monkeypatch.setattr(pondernet_runs, "run_comparison", stopped)
+    assert pondernet_runs.main(argv + ["--force"]) == 143
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "the same command continues" in err, err
+    monkeypatch.undo()
+    monkeypatch.setattr(pondernet_runs, "ROOT", tmp_path)
+    tables = pondernet_runs.run({**options, "iterations": 6}, "tiny", force=True, progress=None)
+    assert {r["iteration"] for r in tables["curves"]} == {2, 4, 6}
+    assert pondernet_runs.PonderNetPopulation([{"seed": 0, "beta": 1e-2, "lambda_p": 0.2, "lr": 1e-2}],
+                                              task_options={"bits": 4, "max_nonzero": 2}, hidden=4, max_steps=3,
+                                              batch_size=8).restore(
+        tmp_path / "runs" / "pondernet" / "tiny" / "pondernet.npz")["iteration"] == 6
 
 
 def test_script_refuses_bad_input_in_one_line(capsys):

@@ -2,7 +2,7 @@
 
     history = train(model, data, target_rate=0.5, seed=0)     # Adam, cosine learning rate
     row, usage, model = run_one("hard", seed=0, data=aig.load_digits_split(0), target_rate=0.6)
-    runs, usage = run(out, seeds, rates, depths, SETTINGS)     # what out/runs.csv lacks, then the tables
+    runs, usage = run(out, seeds, rates, depths, SETTINGS)     # what out/runs.csv lacks (runner.run_plan)
     runs, usage = read()                                        # results/convnet_aig/
     plot(runs, usage)                                           # figures/convnet_aig_*.png
     main(["--plot-only"])                                       # scripts/convnet_aig.py
@@ -11,7 +11,6 @@ The model and its gates are ``act_beyond.convnet_aig``'s; here a network of the 
 trained and measured into a CSV row, rows are summarised over seeds, and the figures are drawn.
 """
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -22,8 +21,9 @@ import torch
 
 from act_beyond import convnet_aig as aig
 from act_experiments import course
+from act_experiments.experiments import runner
 from act_experiments.figures import print_written, save_figure
-from act_experiments.tables import RESULTS, read_csv, write_csv, write_json
+from act_experiments.tables import RESULTS, read_csv
 from act_experiments.training.cli import OneLineParser
 
 
@@ -239,53 +239,60 @@ USAGE_COLUMNS = ["kind", "target_rate", "seed", "digit"] + [f"block_{l + 1}" for
 
 
 def numbers(text, kind, name, low, high):
-    """'0.2,0.5' -> (0.2, 0.5), each checked to lie in [low, high]; a bad list exits in one line."""
+    """'0.2,0.5' -> (0.2, 0.5), each checked to lie in [low, high]; ValueError naming --name otherwise."""
     try:
         values = tuple(kind(v) for v in text.split(",") if v.strip())
     except ValueError:
-        raise SystemExit(f"convnet_aig.py: --{name} must be a comma-separated list of numbers, got {text!r}")
+        raise ValueError(f"--{name} must be a comma-separated list of numbers, got {text!r}") from None
     if not values or not all(low <= v <= high for v in values):
-        raise SystemExit(f"convnet_aig.py: --{name} values must lie in [{low}, {high}], got {text!r}")
+        raise ValueError(f"--{name} values must lie in [{low}, {high}], got {text!r}")
     return values
 
 
 def run_key(kind, target_rate, blocks, seed):
+    """The key of one network of the sweep, the same from its values and from its CSV strings:
+    (kind, rate as %g, or '' for static, blocks, seed)."""
     return (kind, "" if kind == "static" else f"{float(target_rate):g}", str(int(blocks)), str(int(seed)))
 
 
-def run(out, seeds, rates, depths, settings):
-    """Train whatever of the sweep is missing from out/runs.csv; returns (runs, usage) rows."""
-    out.mkdir(parents=True, exist_ok=True)
-    config = {"settings": settings, "data": "sklearn.datasets.load_digits, split with seed 0, 25% test"}
-    meta = out / "sweep.json"
-    if meta.exists():
-        if json.loads(meta.read_text())["settings"] != settings:
-            raise SystemExit(f"convnet_aig.py: {meta} holds other settings ({json.loads(meta.read_text())['settings']}); "
-                             f"use another --out")
-    else:
-        write_json(meta, config, indent=1)
-    runs = read_csv(out / "runs.csv") if (out / "runs.csv").exists() else []
-    usage = read_csv(out / "usage.csv") if (out / "usage.csv").exists() else []
-    done = {run_key(r["kind"], r["target_rate"] or 0, r["blocks"], r["seed"]) for r in runs}
+def _unit_of(table, row):
+    """The run_key of the network that wrote a row of runs.csv or usage.csv (only gated networks
+    have usage rows, all of SETTINGS["blocks"] blocks)."""
+    blocks = row["blocks"] if table == "runs.csv" else SETTINGS["blocks"]
+    return run_key(row["kind"], row["target_rate"] or 0, blocks, row["seed"])
+
+
+def run(out, seeds, rates, depths, settings, force=False, log=print):
+    """Train whatever of the sweep out/runs.csv lacks; returns (runs, usage) rows, as ``read``.
+
+    The networks are the units of ``runner.run_plan``: for each seed a plain ResNet per depth,
+    then a hard and a soft ConvNet-AIG per rate; each one's row is appended to runs.csv and its
+    usage table to usage.csv when it is trained, and out/sweep.json records the settings. A
+    stopped sweep continues where it stopped, more seeds, rates or depths add networks, and other
+    settings are refused with ValueError unless ``force`` (which starts the sweep over).
+    """
     plan = [("static", None, d, s) for s in seeds for d in depths]
     plan += [(k, t, SETTINGS["blocks"], s) for s in seeds for t in rates for k in ("hard", "soft")]
-    todo = [p for p in plan if run_key(p[0], p[1] or 0, p[2], p[3]) not in done]
-    print(f"{len(plan) - len(todo)} of {len(plan)} runs already in {out / 'runs.csv'}; training {len(todo)}",
-          flush=True)
-    data = aig.load_digits_split(seed=0)
-    for i, (kind, rate, blocks, seed) in enumerate(todo, 1):
+    data = {}
+
+    def train_one(unit):
+        kind, rate, blocks, seed = unit
+        if not data:
+            data.update(aig.load_digits_split(seed=0))
         row, table, _ = run_one(kind, seed, data, target_rate=rate, blocks=blocks, settings=settings)
-        runs.append(row)
-        if table is not None:
-            usage += [{"kind": kind, "target_rate": rate, "seed": seed, "digit": c,
-                       **{f"block_{l + 1}": float(table[c, l]) for l in range(table.shape[1])}}
-                      for c in range(table.shape[0])]
-        write_csv(out / "runs.csv", runs, RUN_COLUMNS, float_format=".6g")
-        write_csv(out / "usage.csv", usage, USAGE_COLUMNS, float_format=".6g")
+        usage = [] if table is None else [
+            {"kind": kind, "target_rate": rate, "seed": seed, "digit": c,
+             **{f"block_{l + 1}": float(table[c, l]) for l in range(table.shape[1])}} for c in range(table.shape[0])]
         what = f"t = {rate:g}" if kind != "static" else f"{blocks} blocks"
-        print(f"[{i}/{len(todo)}] {kind:6s} {what:10s} seed {seed}: accuracy {row['accuracy']:.3f}, "
-              f"computed {row['computed']:.3f} ({row['cpu_s']:.0f} s CPU)", flush=True)
-    return read_csv(out / "runs.csv"), read_csv(out / "usage.csv")
+        return ({"runs.csv": [row], "usage.csv": usage},
+                f"{kind:6s} {what:10s} seed {seed}: accuracy {row['accuracy']:.3f}, computed {row['computed']:.3f} "
+                f"({row['cpu_s']:.0f} s CPU)")
+
+    meta = {"settings": settings, "data": "sklearn.datasets.load_digits, split with seed 0, 25% test"}
+    runner.run_plan(out, plan, train_one, {"runs.csv": RUN_COLUMNS, "usage.csv": USAGE_COLUMNS}, meta,
+                    key=lambda unit: run_key(*unit), unit_of=_unit_of, record="sweep.json", name="the sweep",
+                    script=SCRIPT, force=force, float_format=".6g", count_as="runs", log=log)
+    return read(out)
 
 
 def read(out=DEFAULT_OUT):
@@ -340,25 +347,34 @@ def main(argv=None):
     ap.add_argument("--depths", default=",".join(map(str, DEPTHS)), help="depths of the plain ResNets")
     ap.add_argument("--iterations", type=int, default=SETTINGS["iterations"],
                     help=f"training iterations per network (default {SETTINGS['iterations']}, the notebook's)")
+    ap.add_argument("--force", action="store_true", help="start the sweep over, even with other settings")
     ap.add_argument("--plot-only", action="store_true", help="only redraw the figures from the CSVs")
     ap.add_argument("--figures", help="folder of the figures (default figures/)")
     args = ap.parse_args(argv)
+    try:
+        runs, usage = _run_or_read(args)
+    except ValueError as err:
+        sys.exit(f"convnet_aig.py: {err}")
+    print_summary(runs)
+    print_written(plot(runs, usage, args.figures))
+
+
+def _run_or_read(args):
+    """main's work: (runs, usage) of the sweep trained, or read back for --plot-only. Bad options
+    and a refused sweep raise ValueError."""
     seeds = numbers(args.seeds, int, "seeds", 0, 2**31 - 1)
     rates = numbers(args.rates, float, "rates", 0.0, 1.0)
     depths = numbers(args.depths, int, "depths", 0, SETTINGS["blocks"])
     if args.iterations < 1:
-        sys.exit(f"convnet_aig.py: --iterations must be >= 1, got {args.iterations}")
+        raise ValueError(f"--iterations must be >= 1, got {args.iterations}")
     course.torch_threads()             # one thread unless OMP_NUM_THREADS says otherwise: tiny convolutions
     out = Path(args.out)
     if args.plot_only:
         if not (out / "runs.csv").exists():
-            sys.exit(f"convnet_aig.py: no runs.csv in {out}: run the sweep first")
-        runs, usage = read(out)
-    else:
-        runs, usage = run(out, seeds, rates, depths, dict(SETTINGS, iterations=args.iterations))
-    print_summary(runs)
-    print_written(plot(runs, usage, args.figures))
-
+            raise ValueError(f"no runs.csv in {out}: run the sweep first")
+        return read(out)
+    return run(out, seeds, rates, depths, dict(SETTINGS, iterations=args.iterations), force=args.force,
+               log=lambda line: print(line, flush=True))
 
 if __name__ == "__main__":
     sys.exit(main())

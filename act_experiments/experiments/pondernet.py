@@ -1,16 +1,17 @@
-"""PonderNet against ACT on parity (notebook 12, scripts/pondernet.py): PonderNet's population, the comparison, its tables.
+"""PonderNet against ACT on parity (notebook 12, scripts/pondernet.py): the comparison, its tables, its command line.
 
-    tables = run_comparison({"bits": 8, "iterations": 4000}, work="runs/pondernet/x")
-    write_comparison(tables, "results/pondernet8");  tables = read_comparison("results/pondernet8")
+    tables = run_comparison({"bits": 8, "iterations": 4000}, work="runs/pondernet/x", out="results/x")
+    tables = read_comparison("results/pondernet8")
 
-The model and its loss are ``act_beyond.pondernet``'s. Here: ``PonderNetPopulation`` (K PonderNets
-on parity trained as one program, with the engine's per-member Adam), the comparison that trains ACT
-(through the course's population engine) and PonderNet from the same seeds and measures both on
-in-range and extrapolation held-out sets, and the CSV tables it writes and reads. Its figures are
-in ``act_experiments.experiments.pondernet``.
+The model and its loss are ``act_beyond.pondernet``'s; PonderNet's population (K PonderNets on
+parity trained as one program, with the engine's per-member Adam) is
+``act_experiments.training.pondernet_population``'s, training machinery beside the engine's
+populations. Here: the comparison that trains ACT (through the course's population engine) and
+PonderNet from the same seeds, chunk by chunk through ``runner.run_plan`` (a stopped comparison
+resumes), and measures both on in-range and extrapolation held-out sets; the CSV tables it writes
+and reads. Its figures are in ``act_experiments.plots.pondernet``.
 """
 
-import shlex
 import shutil
 import sys
 import time
@@ -21,123 +22,20 @@ import numpy as np
 import torch
 
 from act_beyond import pondernet as pn
-from act_engine.adam import MemberAdam
-from act_engine.members import check_member
 from act_experiments.data import tasks
+from act_experiments.experiments import runner
 from act_experiments.figures import save_figures
 from act_experiments.plots import pondernet as pondernet_plots
 from act_experiments.tables import number, read_csv, write_csv, write_json
 from act_experiments.training import checkpoints, config, loop
 from act_experiments.training.backends import TorchBackend
 from act_experiments.training.cli import OneLineParser
+# initial_params too: notebook 12 reads both models' starting weights from here
+from act_experiments.training.pondernet_population import PonderNetPopulation, initial_params  # noqa: F401
 from act_experiments.training.populations import TorchPopulation
-from act_numpy.checks import check_float, check_int
-from act_numpy.params import init_params, PARAM_NAMES
+from act_numpy.checks import check_int
+from act_numpy.params import PARAM_NAMES
 from act_torch.act import act_forward
-
-
-def initial_params(D, H, O, seed, *, cell="rnn", halting_bias=0.0):
-    """Initial parameters of seed ``seed``: the course's ACT initialisation from the same random
-    stream as ``act_experiments.training.config.init_parameters`` (default_rng([seed, 0])), so a
-    PonderNet and an ACT run of one seed start from the same weights; only b_h is set here
-    (``halting_bias``). Float64 NumPy arrays."""
-    seed = check_int("seed", seed, low=0)
-    rng = np.random.default_rng([seed, config.PARAM_STREAM])
-    return init_params(cell, D, H, O, rng, halting_bias=halting_bias)
-
-
-class PonderNetPopulation:
-    """K PonderNets on parity trained as one program: parameters stacked on a leading axis, torch's
-    Adam per member (``act_engine.adam.MemberAdam``, the optimiser of the engine's populations),
-    each member with its own seed, beta, lambda_p and learning rate.
-
-    members: a list of dicts with "seed" and optionally "beta" (0.01), "lambda_p" (0.2), "lr"
-    (1e-3), "halting_bias" (0.0). The shared settings: bits and the training range of non-zero
-    counts (``task_options``, as ``tasks.make_batch`` takes them), hidden, max_steps, batch_size,
-    cell, dtype. Member k draws its batches from default_rng([seed, 1]), the stream an ACT run
-    of that seed reads in ``act_experiments.training.loop``, so the two see the same data.
-    """
-
-    def __init__(self, members, *, task_options, hidden=64, max_steps=20, batch_size=128, cell="rnn",
-                 dtype="float32"):
-        if not isinstance(members, (list, tuple)) or not members:
-            raise ValueError("members must be a non-empty list of dicts with a 'seed'")
-        if dtype not in pn.DTYPES:
-            raise ValueError(f"dtype must be one of {sorted(pn.DTYPES)}, got {dtype!r}")
-        if cell not in ("rnn", "lstm"):
-            raise ValueError(f"cell must be 'rnn' or 'lstm', got {cell!r}")
-        self.task_options = tasks.resolve_options("parity", **dict(task_options))   # checks them
-        self.hidden = check_int("hidden", hidden)
-        self.max_steps = check_int("max_steps", max_steps)
-        self.batch_size = check_int("batch_size", batch_size)
-        self.cell, self.dtype = cell, pn.DTYPES[dtype]
-        self.members = []
-        allowed = {"seed", "beta", "lambda_p", "lr", "halting_bias"}
-        for m in members:
-            if not isinstance(m, dict) or "seed" not in m or set(m) - allowed:
-                raise ValueError(f"each member must be a dict with 'seed' and only {sorted(allowed)}, got {m!r}")
-            self.members.append({"seed": check_int("seed", m["seed"], low=0),
-                                 "beta": check_float("beta", m.get("beta", 0.01), 0.0),
-                                 "lambda_p": check_float("lambda_p", m.get("lambda_p", 0.2), 0.0, 1.0, low_open=True, high_open=True),
-                                 "lr": check_float("lr", m.get("lr", 1e-3), 0.0, 1.0, low_open=True, high_open=True),
-                                 "halting_bias": float(m.get("halting_bias", 0.0))})
-        self.K = len(self.members)
-        D = tasks.input_size("parity", **self.task_options)
-        inits = [initial_params(D, self.hidden, 1, m["seed"], cell=cell, halting_bias=m["halting_bias"])
-                 for m in self.members]
-        self.params = {k: torch.tensor(np.stack([p[k] for p in inits]), dtype=self.dtype).requires_grad_()
-                       for k in PARAM_NAMES}
-        self.beta = torch.tensor([m["beta"] for m in self.members], dtype=self.dtype)
-        self.lambda_p = torch.tensor([m["lambda_p"] for m in self.members], dtype=torch.float64)
-        self.data_rngs = [np.random.default_rng([m["seed"], config.DATA_STREAM]) for m in self.members]
-        self.adam = MemberAdam(self.params, [m["lr"] for m in self.members])
-        self.iteration = 0
-
-    def batch(self):
-        """Each member's next training batch: x (K, B, 1, D), y (K, B) float."""
-        batches = [tasks.make_batch("parity", rng, self.batch_size, **self.task_options) for rng in self.data_rngs]
-        x = np.stack([b[0] for b in batches])
-        y = np.stack([b[1][:, 0, 0] for b in batches])
-        return x, y
-
-    def train_step(self):
-        """One Adam step of every member on its own batch; returns a dict of (K,) NumPy arrays:
-        "loss", "reconstruction", "kl", "steps" (batch mean of E[n])."""
-        x, y = self.batch()
-        for p in self.params.values():
-            p.grad = None
-        x = torch.as_tensor(x, dtype=self.dtype)
-        if self.K == 1:
-            # one network takes the 2-D products of a single run (a batched product over one
-            # member gains nothing, and with several threads on a busy machine it can cost a lot);
-            # the member axis is put back for the loss
-            alone = {k: p[0] for k, p in self.params.items()}
-            out = pn.PonderOutput(*(v[None] for v in pn.ponder_forward(x[0], alone, max_steps=self.max_steps,
-                                                                  cell=self.cell)))
-        else:
-            out = pn.ponder_forward(x, self.params, max_steps=self.max_steps, cell=self.cell)
-        loss, parts = pn.pondernet_loss(out, torch.as_tensor(y, dtype=self.dtype), beta=self.beta,
-                                     lambda_p=self.lambda_p)
-        loss.sum().backward()                 # members share no parameter: each its own gradient
-        self.adam.step({k: p.grad for k, p in self.params.items()})
-        self.iteration += 1
-        return {"loss": loss.detach().numpy().astype(np.float64),
-                **{k: v.numpy().astype(np.float64) for k, v in parts.items()}}
-
-    def member_params(self, k):
-        """Member k's parameters as float64 NumPy arrays (one network's shapes)."""
-        k = check_member(k, self.K)
-        return {name: p[k].detach().numpy().astype(np.float64) for name, p in self.params.items()}
-
-    def evaluate(self, x, y, *, max_steps=None, mode="sample", seed=0, threshold=0.5):
-        """Every member's ``pn.evaluate_pondernet`` on one batch (x (B, 1, D), y (B, 1, 1)); the coin
-        flips of mode "sample" come from torch.Generator().manual_seed(seed), one per member.
-        max_steps None: the training limit. Returns a list of K dicts."""
-        steps = self.max_steps if max_steps is None else max_steps
-        return [pn.evaluate_pondernet(self.member_params(k), x, y, max_steps=steps, cell=self.cell, mode=mode,
-                                   generator=torch.Generator().manual_seed(seed), threshold=threshold,
-                                   dtype=self.dtype)
-                for k in range(self.K)]
 
 
 COMPARISON_DEFAULTS = {
@@ -186,70 +84,138 @@ def _measure(model, params, sets, s):
     return result
 
 
-def run_comparison(settings=None, *, work, progress=print):
-    """Train ACT and PonderNet networks on one parity and measure them; returns the tables.
+class _Comparison:
+    """ACT's runs and PonderNet's population of one comparison, trained chunk by chunk in ``work``
+    and measured after each chunk.
+
+    ACT: one run folder per (tau, seed), trained by ``loop.train_population`` up to each chunk's
+    last iteration and resumed from its checkpoint for the next. PonderNet: one population,
+    built on first use and restored from work/pondernet.npz when an earlier call saved it there.
+    """
+
+    def __init__(self, s, work):
+        self.s, self.work = s, Path(work)
+        self.options = {"bits": s["bits"]}
+        if s["train_max"] < s["bits"]:
+            self.options["max_nonzero"] = s["train_max"]
+        self.sets = held_out_sets(s["bits"], s["train_max"], s["eval_size"], s["eval_seed"])
+        self.act_keys = [(tau, seed) for tau in s["taus"] for seed in s["seeds"]]
+        self.act_outs = [self.work / f"act-tau{tau:g}-seed{seed}" for tau, seed in self.act_keys]
+        self.members = [{"seed": seed, "beta": beta, "lambda_p": s["lambda_p"], "lr": s["lr"]}
+                        for beta in s["betas"] for seed in s["seeds"]]
+        self.checkpoint = self.work / "pondernet.npz"
+        self.population, self.finals = None, None
+        self.clock = {"act": 0.0, "pondernet": 0.0}
+
+    def pondernet(self):
+        """PonderNet's population, where the last chunk left it."""
+        if self.population is None:
+            s = self.s
+            self.population = PonderNetPopulation(self.members, task_options=self.options, hidden=s["hidden"],
+                                                  max_steps=s["max_steps"], batch_size=s["batch_size"])
+            if self.checkpoint.exists():
+                self.clock = dict(self.population.restore(self.checkpoint)["clock"])
+        return self.population
+
+    def train_to(self, stop):
+        """Train every network up to iteration ``stop``, measure them (``finals``) and save
+        PonderNet's population; returns the curves rows of this chunk."""
+        s, tick = self.s, time.perf_counter()
+        common = dict(task="parity", hidden=s["hidden"], batch_size=s["batch_size"], lr=s["lr"],
+                      max_ponder=s["max_steps"], eval_every=0, eval_size=200, checkpoint_every=3600.0,
+                      **self.options)
+        # a run with a checkpoint (an earlier chunk's, or one written on a signal) resumes from it
+        pairs = [loop.prepare({**common, "tau": tau, "seed": seed, "iterations": stop, "out": str(out)},
+                              TorchBackend, resume=(out / "checkpoint.npz").exists())
+                 for (tau, seed), out in zip(self.act_keys, self.act_outs)]
+        loop.train_population([c for c, _ in pairs], TorchBackend, TorchPopulation,
+                              checkpoints=[ck for _, ck in pairs], progress=False)
+        self.clock["act"] += time.perf_counter() - tick
+        tick, population = time.perf_counter(), self.pondernet()
+        while population.iteration < stop:
+            population.train_step()
+        self.clock["pondernet"] += time.perf_counter() - tick
+        self.finals = self.measure()
+        population.save(self.checkpoint, clock=self.clock)
+        return [{"model": model, "knob": knob, "seed": seed, "iteration": stop,
+                 **{f"{field}_{name}": r[field] for name, r in result.items() for field in ("error", "steps")}}
+                for (model, knob, seed), result in self.finals.items()]
+
+    def measure(self):
+        """{(model, knob, seed): per held-out set} of every network as its last checkpoint holds it."""
+        finals = {}
+        for (tau, seed), out in zip(self.act_keys, self.act_outs):
+            state, _ = checkpoints.load_checkpoint(out / "checkpoint.npz")
+            finals[("act", tau, seed)] = _measure("act", {k: state[f"param/{k}"] for k in PARAM_NAMES}, self.sets,
+                                                  self.s)
+        population = self.pondernet()
+        for k, m in enumerate(self.members):
+            finals[("pondernet", m["beta"], m["seed"])] = _measure("pondernet", population.member_params(k),
+                                                                   self.sets, self.s)
+        return finals
+
+    def line(self, stop):
+        """The progress line of a chunk: every network's error in range | beyond it."""
+        return f"iteration {stop}: " + ", ".join(
+            f"{model} {knob:g}/{seed} {r['in']['error']:.3f}" + (f"|{r['out']['error']:.3f}" if "out" in r else "")
+            for (model, knob, seed), r in self.finals.items())
+
+
+def run_comparison(settings=None, *, work, out, name=None, force=False, progress=print):
+    """Train ACT and PonderNet networks on one parity, measure them and write the tables into
+    ``out``; returns them (``read_comparison(out)``).
 
     settings: COMPARISON_DEFAULTS overridden by the given keys. ACT: one network per (tau, seed),
-    trained by ``act_experiments.training.loop.train_population`` (the course's population engine)
-    in chunks of ``chunk`` iterations, its run folders under ``work``. PonderNet: one network per
-    (beta, seed), trained by ``PonderNetPopulation``. Both train on counts 1..train_max of ``bits``
-    (``tasks`` option max_nonzero), with the same seeds (so the same initial weights, except b_h,
-    and the same batches), learning rate, batch and step limit (ACT's cap M = max_steps). After
-    every chunk each network is measured on the held-out sets (``held_out_sets``); PonderNet
-    halts by sampling (seeded), and its error with the cumulative-p rule (0.5) is kept too.
+    trained by ``act_experiments.training.loop.train_population`` (the course's population engine),
+    its run folders under ``work``. PonderNet: one network per (beta, seed), trained by
+    ``PonderNetPopulation``. Both train on counts 1..train_max of ``bits`` (``tasks`` option
+    max_nonzero), with the same seeds (so the same initial weights, except b_h, and the same
+    batches), learning rate, batch and step limit (ACT's cap M = max_steps). After every chunk of
+    ``chunk`` iterations each network is measured on the held-out sets (``held_out_sets``);
+    PonderNet halts by sampling (seeded), and its error with the cumulative-p rule (0.5) is kept too.
 
-    Returns {"runs": [...], "curves": [...], "counts": [...], "attention": [...], "meta": {...}}:
-    rows of dicts, ready for CSV (``write_comparison``).
+    The chunks are the units of ``runner.run_plan``: after each one its rows are appended to
+    out/curves.csv, ACT's runs have written their checkpoints and PonderNet's population its own
+    (work/pondernet.npz, in one step). Running the same comparison again continues after the last
+    finished chunk and ends with the same tables as a run that never stopped. A stop loses at most
+    the chunk it interrupts: ACT's runs checkpoint on SIGINT and SIGTERM (training.stopping) and
+    continue from there, PonderNet's population goes back to its last chunk. Other settings than
+    out/comparison.json's are refused with ValueError (naming the comparison ``name``), as is a
+    ``work`` folder that ``out`` holds no record of; ``force`` deletes ``work`` and starts over.
+    After the last chunk: runs.csv, counts.csv and attention.csv from the last measurements.
     """
     s = _comparison_settings(settings)
-    options = {"bits": s["bits"]}
-    if s["train_max"] < s["bits"]:
-        options["max_nonzero"] = s["train_max"]
-    sets = held_out_sets(s["bits"], s["train_max"], s["eval_size"], s["eval_seed"])
-    work = Path(work)
+    work, out = Path(work), Path(out)
+    comparison = _Comparison(s, work)
+
+    def reset():
+        if work.exists() and not force:
+            raise ValueError(f"{work} exists but {out} holds no record of it: pass --force to delete it and start over")
+        shutil.rmtree(work, ignore_errors=True)
+        for table in FINAL_TABLES:
+            (out / f"{table}.csv").unlink(missing_ok=True)
+
+    def train_chunk(stop):
+        return {"curves.csv": comparison.train_to(stop)}, comparison.line(stop)
+
     stops = list(range(s["chunk"], s["iterations"], s["chunk"])) + [s["iterations"]]
-
-    act_keys = [(tau, seed) for tau in s["taus"] for seed in s["seeds"]]
-    common = dict(task="parity", hidden=s["hidden"], batch_size=s["batch_size"], lr=s["lr"],
-                  max_ponder=s["max_steps"], eval_every=0, eval_size=200, checkpoint_every=3600.0, **options)
-    outs = [str(work / f"act-tau{tau:g}-seed{seed}") for tau, seed in act_keys]
-    pn_members = [{"seed": seed, "beta": beta, "lambda_p": s["lambda_p"], "lr": s["lr"]}
-                  for beta in s["betas"] for seed in s["seeds"]]
-    pn_pop = PonderNetPopulation(pn_members, task_options=options, hidden=s["hidden"], max_steps=s["max_steps"],
-                                 batch_size=s["batch_size"])
-    curves, finals = [], {}
-    clock = {"act": 0.0, "pondernet": 0.0}
-    for stop in stops:
-        tick = time.perf_counter()
-        # the first chunk starts the runs, each later one resumes them from their checkpoints
-        pairs = [loop.prepare({**common, "tau": tau, "seed": seed, "iterations": stop, "out": out},
-                                  TorchBackend, resume=stop != stops[0])
-                 for (tau, seed), out in zip(act_keys, outs)]
-        loop.train_population([c for c, _ in pairs], TorchBackend, TorchPopulation,
-                                  checkpoints=[ck for _, ck in pairs], progress=False)
-        clock["act"] += time.perf_counter() - tick
-        tick = time.perf_counter()
-        while pn_pop.iteration < stop:
-            pn_pop.train_step()
-        clock["pondernet"] += time.perf_counter() - tick
-        for (tau, seed), out in zip(act_keys, outs):
-            state, _ = checkpoints.load_checkpoint(Path(out) / "checkpoint.npz")
-            params = {k: state[f"param/{k}"] for k in PARAM_NAMES}
-            finals[("act", tau, seed)] = _measure("act", params, sets, s)
-        for k, m in enumerate(pn_members):
-            finals[("pondernet", m["beta"], m["seed"])] = _measure("pondernet", pn_pop.member_params(k), sets, s)
-        curves += [{"model": model, "knob": knob, "seed": seed, "iteration": stop,
-                    **{f"{field}_{name}": r[field] for name, r in result.items() for field in ("error", "steps")}}
-                   for (model, knob, seed), result in finals.items()]
-        if progress:
-            progress(f"iteration {stop}: " + ", ".join(
-                f"{model} {knob:g}/{seed} {r['in']['error']:.3f}" + (f"|{r['out']['error']:.3f}" if "out" in r else "")
-                for (model, knob, seed), r in finals.items()))
-
+    columns = ["model", "knob", "seed", "iteration"] + [f"{field}_{set_name}" for set_name in comparison.sets
+                                                        for field in ("error", "steps")]
     meta = {"settings": {k: list(v) if isinstance(v, tuple) else v for k, v in s.items()},
-            "train_wall_s": {k: round(v, 1) for k, v in clock.items()},
             "knob": {"act": "tau (time penalty)", "pondernet": "beta (KL weight)"}}
-    return {**_final_tables(finals), "curves": curves, "meta": meta}
+    record = runner.run_plan(out, stops, train_chunk, {"curves.csv": columns}, meta,
+                             unit_of=lambda table, row: int(row["iteration"]), record="comparison.json",
+                             name=name or str(out), script=SCRIPT, force=force, reset=reset, float_format=".6g",
+                             log=progress or (lambda line: None))
+    if comparison.finals is None:
+        if (out / "runs.csv").is_file():
+            return read_comparison(out)             # finished before: nothing to do
+        comparison.finals = comparison.measure()    # stopped after the last chunk, before its tables
+    for table, rows in _final_tables(comparison.finals).items():
+        write_csv(out / f"{table}.csv", rows, float_format=".6g")
+    train_wall_s = {k: round(v, 1) for k, v in comparison.clock.items()}
+    write_json(out / "comparison.json", {**record, "train_wall_s": train_wall_s})
+    return read_comparison(out)
 
 
 def _comparison_settings(settings):
@@ -291,15 +257,7 @@ def _final_tables(finals):
 
 
 TABLES = ("runs", "curves", "counts", "attention")
-
-
-def write_comparison(tables, folder):
-    """Write the tables of ``run_comparison`` as <table>.csv and meta as comparison.json, each in one step."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in TABLES:
-        write_csv(folder / f"{name}.csv", tables[name], float_format=".6g")
-    write_json(folder / "comparison.json", tables["meta"])
+FINAL_TABLES = ("runs", "counts", "attention")       # written once, after the last chunk
 
 
 def read_comparison(folder):
@@ -350,7 +308,8 @@ def build_parser():
     p.add_argument("--lambda-p", type=float, default=D["lambda_p"], help="PonderNet's geometric prior")
     p.add_argument("--max-steps", type=int, default=D["max_steps"], help="step limit of both (ACT's cap M)")
     p.add_argument("--eval-size", type=int, default=D["eval_size"])
-    p.add_argument("--force", action="store_true", help="delete runs/pondernet/<name>/ first")
+    p.add_argument("--force", action="store_true",
+                   help="start over: delete runs/pondernet/<name>/ first (a rerun without it resumes)")
     return p
 
 
@@ -380,21 +339,15 @@ def draw(name):
     return plot(read(name), name)
 
 
-def run(settings, name, force=False, command=None, progress=print):
-    """Train the comparison ``settings`` into results/<name>/ (ACT's run folders in runs/pondernet/<name>/,
-    refused when they exist unless ``force``); returns its tables."""
-    work = ROOT / "runs" / "pondernet" / name
-    if work.exists():
-        if not force:
-            raise ValueError(f"{work.relative_to(ROOT)} exists: pass --force to delete it and start over")
-        shutil.rmtree(work)
+def run(settings, name, force=False, progress=print):
+    """Train the comparison ``settings`` into results/<name>/, ACT's run folders and PonderNet's
+    checkpoint in runs/pondernet/<name>/ (``run_comparison``: a stopped comparison resumes, other
+    settings are refused unless ``force``, which starts over); returns its tables."""
+    if not name or "/" in name:
+        raise ValueError("--name must name a folder under results/ (no '/')")
     torch.set_num_threads(1)
-    start = time.perf_counter()
-    tables = run_comparison(settings, work=work, progress=progress)
-    tables["meta"]["command"] = command
-    tables["meta"]["wall_time_s"] = round(time.perf_counter() - start, 1)
-    write_comparison(tables, ROOT / "results" / name)
-    return tables
+    return run_comparison(settings, work=ROOT / "runs" / "pondernet" / name, out=ROOT / "results" / name,
+                          name=name, force=force, progress=progress)
 
 
 def main(argv=None):
@@ -405,21 +358,21 @@ def main(argv=None):
             for path in draw(args.plot):
                 print("wrote", path.relative_to(ROOT))
             return 0
-        if not args.name or "/" in args.name:
-            raise ValueError("--name must name a folder under results/ (no '/')")
         settings = {"bits": args.bits, "train_max": args.train_max if args.train_max is not None else args.bits // 2,
                     "hidden": args.hidden, "batch_size": args.batch_size, "lr": args.lr,
                     "iterations": args.iterations, "chunk": args.chunk, "seeds": args.seeds, "taus": args.taus,
                     "betas": args.betas, "lambda_p": args.lambda_p, "max_steps": args.max_steps,
                     "eval_size": args.eval_size}
-        command = "python scripts/pondernet.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-        run(settings, args.name, force=args.force, command=command, progress=lambda line: print(line, flush=True))
+        run(settings, args.name, force=args.force, progress=lambda line: print(line, flush=True))
         print(f"wrote results/{args.name}/")
         for path in draw(args.name):
             print("wrote", path.relative_to(ROOT))
     except (ValueError, FileNotFoundError) as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:         # Ctrl-C, or training.stopping.Stopped after a signal
+        print(f"{parser.prog}: stopped; the same command continues after the last finished chunk", file=sys.stderr)
+        return getattr(stop, "exit_code", 130)
     return 0
 
 

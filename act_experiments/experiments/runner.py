@@ -1,17 +1,20 @@
-"""Experiments of named entries, each trained once per seed, with one CSV row per evaluation.
+"""One resumable pattern for the experiments beyond the paper: a plan of units, each trained once.
 
-The pitfall gallery (``scripts/pitfalls.py``) and the Universal Transformer's comparisons
-(``scripts/universal_transformer.py``) are such experiments: a handful of entries (a bug, a fixed
-depth, a value of τ), a few seeds, and every entry of one seed started from the same weights. This
-module holds what they share: reading the results, training what is missing, and the ``run`` /
-``plot`` command line.
+    record = run_plan(out, plan, train, tables, meta, unit_of=..., record="sweep.json", ...)
+    run_entries(name, meta, train, columns, out, entries_key="pitfalls", ...)   # entries x seeds
+    rows, meta = read(name, folder, text_columns, script);  final_rows(rows)
+    main(argv, ...)                                                              # run / plot
 
-An experiment ``name`` lives in two files of its results folder: ``<name>.csv``, one row per
-evaluation of every (entry, seed), and ``<name>.json``, what ran (the settings, the seeds, the
-entries, the command, the machine and the wall time). Nothing is lost when a run stops: each
-(entry, seed) is added to the CSV in one atomic step when it finishes, and running the experiment
-again trains only the pairs not yet there. A run with other settings is refused rather than mixed
-in; ``force`` starts over.
+An experiment is a *plan* of units (an (entry, seed) of the pitfall gallery, a (kind, rate,
+blocks, seed) of ConvNet-AIG's sweep, a chunk of PonderNet's comparison); ``train(unit)`` returns
+the unit's rows for each of the experiment's tables, and each table is a CSV file of the results
+folder that grows by whole units: a unit's rows are appended in one atomic step when it finishes.
+A JSON record beside them holds what ran: the settings, the command, the machine and the wall
+time, summed over the calls. Nothing is lost when a run stops: running the experiment again reads
+back which units the CSV holds and trains only the others; a run with other settings is refused
+rather than mixed in, and ``force`` starts over. ``run_entries`` is the case of named entries x
+seeds (scripts/pitfalls.py, scripts/universal_transformer.py), with ``read``, ``final_rows`` and
+the ``run`` / ``plot`` command line ``main``.
 """
 
 import csv
@@ -23,9 +26,8 @@ import time
 from pathlib import Path
 
 from act_experiments.figures import print_written
-from act_experiments.tables import append_rows, number, write_csv, write_json
+from act_experiments.tables import append_rows, number, read_csv, write_csv, write_json
 from act_experiments.training.cli import OneLineParser
-
 
 def read(name, folder, text_columns, script):
     """(rows, meta) of experiment ``name`` in ``folder``.
@@ -60,6 +62,82 @@ def _merged(old, new):
     return list(dict.fromkeys([*(old or []), *new]))
 
 
+def _resume(out, tables, record_path, meta, unit_of, merge, name):
+    """The keys of the units the tables of an earlier run hold, and its record; meta gains the
+    merged entries. Other settings: ValueError, before anything is written. Rows of a unit that
+    did not reach the first table (a stop between two appends) are dropped from the others."""
+    old = json.loads(record_path.read_text())
+    differ = sorted(k for k in meta if k not in merge and old.get(k) != meta[k])
+    if differ:
+        raise ValueError(f"{record_path} holds other {', '.join(differ)}; use --force to start {name} over")
+    first, *others = tables
+    done = {unit_of(first, row) for row in read_csv(out / first)}
+    for table in others:
+        path = out / table
+        rows = read_csv(path) if path.exists() else []
+        kept = [row for row in rows if unit_of(table, row) in done]
+        if not path.exists() or len(kept) < len(rows):
+            write_csv(path, kept, tables[table])      # strings as read: the same bytes
+    for k in merge:
+        meta[k] = _merged(old.get(k), meta[k])
+    return done, old
+
+
+def run_plan(out, plan, train, tables, meta, *, unit_of, key=None, record, name, script, merge=(), force=False,
+             reset=None, float_format=None, count_as=None, log=print):
+    """Train every unit of ``plan`` that the tables in ``out`` do not hold yet; returns the record.
+
+    plan: the units in training order, or plan(meta) -> them when they depend on the merged
+    entries. key(unit) -> a hashable key (default: the unit itself). train(unit) -> (rows, line):
+    rows {table: list of dicts keyed by its columns} (a missing table or field is written empty),
+    line a string for ``log``. tables: {file name in out: columns}; the first says which units are
+    done: unit_of(table, row) -> the key of the unit that wrote ``row``, a dict of strings read back
+    from ``table``. A unit's rows go to the other tables first and to the first one last, so a unit
+    counts as done only once all its rows are written. Floats are written with ``float_format``.
+
+    meta: the JSON record ``out/<record>`` without its bookkeeping (command, machine, wall_time_s,
+    which are added); the keys in ``merge`` hold entries that a rerun adds to (a list or a dict),
+    every other key must equal the earlier run's. An earlier run (its record and first table) with
+    other values is refused with ValueError naming them, unless ``force``; keys an experiment added
+    to its record are kept. Starting anew (no earlier run, or ``force``), ``reset()`` is called
+    first, when given (a refusal there writes nothing either). count_as: a plural noun ("runs"):
+    log how many units are done already and number each unit's line. ``name``: how the refusal
+    names the experiment. The wall time is summed over the calls and written after every unit.
+    """
+    out = Path(out)
+    meta = json.loads(json.dumps(meta))         # as the JSON file will hold it (tuples become lists)
+    names = list(tables)
+    record_path, first = out / record, out / names[0]
+    done, old = set(), {}
+    if record_path.exists() and first.exists() and not force:
+        done, old = _resume(out, tables, record_path, meta, unit_of, merge, name)
+    else:
+        if reset is not None:
+            reset()
+        out.mkdir(parents=True, exist_ok=True)
+        for table, columns in tables.items():
+            write_csv(out / table, [], columns)
+    written = {**old, **meta, "command": _command(script),
+               "machine": f"{platform.machine()}, CPython {platform.python_version()}",
+               "wall_time_s": old.get("wall_time_s") or 0.0}
+    write_json(record_path, written)
+    key = key or (lambda unit: unit)
+    units = plan(meta) if callable(plan) else plan
+    todo = [unit for unit in units if key(unit) not in done]
+    if count_as:
+        log(f"{len(units) - len(todo)} of {len(units)} {count_as} already in {first}; training {len(todo)}")
+    start, before = time.time(), written["wall_time_s"]
+    for i, unit in enumerate(todo, 1):
+        rows, line = train(unit)
+        for table in names[1:] + names[:1]:
+            if rows.get(table):
+                append_rows(out / table, rows[table], tables[table], float_format)
+        written["wall_time_s"] = round(before + time.time() - start, 1)
+        write_json(record_path, written)
+        log(f"[{i}/{len(todo)}] {line}" if count_as else line)
+    return written
+
+
 def run_entries(name, meta, train, columns, out, *, entries_key, script, force=False, log=print):
     """Train every (entry, seed) of experiment ``name`` that ``out/<name>.csv`` does not hold yet.
 
@@ -68,39 +146,20 @@ def run_entries(name, meta, train, columns, out, *, entries_key, script, force=F
     train(entry, seed) -> (rows, line): the rows of one run, dicts keyed by ``columns`` (missing
     or None fields are written empty), and a line for ``log``. columns[0] names the entry.
     A folder that holds the experiment with anything in meta other than its entries is refused
-    with ValueError, unless ``force``. Returns the CSV's path.
+    with ValueError, unless ``force``. Returns the CSV's path. ``run_plan`` with units (entry,
+    seed), seed by seed, the entries of earlier runs kept.
     """
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    csv_path, json_path = out / f"{name}.csv", out / f"{name}.json"
-    meta = json.loads(json.dumps(meta))         # as the JSON file will hold it (tuples become lists)
-    done, previous_wall = set(), 0.0
-    if csv_path.exists() and json_path.exists() and not force:
-        old = json.loads(json_path.read_text())
-        differ = sorted(k for k in meta if k != entries_key and old.get(k) != meta[k])
-        if differ:
-            raise ValueError(f"{json_path} holds other {', '.join(differ)}; use --force to start {name} over")
-        with open(csv_path, newline="") as f:
-            done = {(r[columns[0]], int(r["seed"])) for r in csv.DictReader(f)}
-        meta[entries_key] = _merged(old.get(entries_key), meta[entries_key])
-        previous_wall = old.get("wall_time_s") or 0.0
-    else:
-        write_csv(csv_path, [], columns)
-    record = dict(meta, command=_command(script), machine=f"{platform.machine()}, CPython {platform.python_version()}",
-                  wall_time_s=previous_wall)
-    write_json(json_path, record)
-    start = time.time()
-    wanted = meta[entries_key] if isinstance(meta[entries_key], list) else list(meta[entries_key])
-    for seed in range(meta["seeds"]):
-        for entry in wanted:
-            if (entry, seed) in done:
-                continue
-            rows, line = train(entry, seed)
-            append_rows(csv_path, rows, columns)
-            log(f"{name}: {line}")
-    record["wall_time_s"] = round(previous_wall + time.time() - start, 1)
-    write_json(json_path, record)
-    return csv_path
+    def plan(merged):
+        return [(entry, seed) for seed in range(merged["seeds"]) for entry in merged[entries_key]]
+
+    def train_unit(unit):
+        rows, line = train(*unit)
+        return {f"{name}.csv": rows}, f"{name}: {line}"
+
+    run_plan(out, plan, train_unit, {f"{name}.csv": columns}, meta, record=f"{name}.json",
+             unit_of=lambda table, row: (row[columns[0]], int(row["seed"])), merge=(entries_key,), name=name,
+             script=script, force=force, log=log)
+    return Path(out) / f"{name}.csv"
 
 
 def _command(script):

@@ -5,8 +5,8 @@
 error against difficulty, learning curves), drawn by the paper's experiments.
 ``architecture``: the diagram of ACT inside one input step (scripts/plot_architecture.py).
 ``pondernet``: PonderNet's figures and what they pick from its tables (a module of its own so that
-act_experiments.experiments.pondernet, with PonderNet's population, stays within the size of one
-module).
+act_experiments.experiments.pondernet, with the comparison and its command line, stays within the
+size of one module).
 
 Nothing here selects a matplotlib backend: a script that only writes files does that itself, so
 that a notebook which imports these modules keeps its inline backend.

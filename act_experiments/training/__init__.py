@@ -4,7 +4,8 @@
 checkpoints written in one step, exact ``--resume``; ``evaluation``: what a run measures;
 ``stopping``: signals and divergence; ``loop``: the training loop (``run``, ``train_population``);
 ``backends``: how NumPy and PyTorch each hold one network; ``populations``: the engine's
-populations built from training configs; ``cli``: the command line of scripts/train.py and the
-one-line parser every script uses. PyTorch loads only when a PyTorch backend or population is
-first asked for.
+populations built from training configs; ``pondernet_population``: PonderNet's population
+(notebook 12's comparison), saved and restored exactly; ``cli``: the command line of
+scripts/train.py and the one-line parser every script uses. PyTorch loads only when a PyTorch
+backend or population is first asked for.
 """

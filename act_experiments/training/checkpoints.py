@@ -129,8 +129,13 @@ def save_checkpoint(path, state, meta):
         np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
 
 
-def load_checkpoint(path):
-    """(state, meta) as saved by save_checkpoint. Raises Damaged (a ValueError) naming the file."""
+# what the header of a training run's checkpoint holds at least
+RUN_HEADER = ("iteration", "config", "backend", "data_rng", "window")
+
+
+def load_checkpoint(path, needs=RUN_HEADER):
+    """(state, meta) as saved by save_checkpoint. Raises Damaged (a ValueError) naming the file,
+    also when the header lacks a key of ``needs`` (by default a training run's)."""
     try:
         with np.load(path, allow_pickle=False) as f:
             meta = json.loads(str(f["meta"]))
@@ -139,7 +144,7 @@ def load_checkpoint(path):
         raise
     except Exception as err:    # a cut or garbled file fails in many ways (zip, npy, JSON): all mean "damaged"
         raise Damaged(f"{path} is damaged or not a checkpoint ({type(err).__name__}: {err})") from None
-    if not isinstance(meta, dict) or not {"iteration", "config", "backend", "data_rng", "window"} <= set(meta):
+    if not isinstance(meta, dict) or not set(needs) <= set(meta):
         raise Damaged(f"{path} is damaged or not a checkpoint (its header lacks the run's state)")
     return state, meta
 
