@@ -326,9 +326,9 @@ def load_script():
 
 @pytest.mark.parametrize("argv, message", [
     (["--seeds", "a,b"], "--seeds must be a comma-separated list"),
-    (["--rates", "0.5,1.5"], "--rates values must lie in"),
-    (["--depths", "9"], "--depths values must lie in"),
-    (["--iterations", "0"], "--iterations must be >= 1"),
+    (["--rates", "0.5,1.5"], "each of --rates must be in [0, 1], got 1.5"),
+    (["--depths", "9"], "each of --depths must be an integer in 0..6, got 9"),
+    (["--iterations", "0"], "--iterations must be an integer >= 1"),
 ])
 def test_the_sweep_refuses_bad_options_in_one_line(argv, message, tmp_path):
     script = load_script()

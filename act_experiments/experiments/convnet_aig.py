@@ -25,6 +25,7 @@ from act_experiments.experiments import runner
 from act_experiments.figures import print_written, save_figure
 from act_experiments.tables import RESULTS, read_csv
 from act_experiments.training.cli import OneLineParser
+from act_numpy.checks import check_float, check_int
 
 
 # the settings of the notebook's live runs and of the committed sweep (scripts/convnet_aig.py)
@@ -43,12 +44,10 @@ def train(model, data, *, target_rate=0.6, rate_weight=2.0, iterations=400, batc
     {iteration, loss, ce, rate_loss, executed} every ``log_every`` iterations and at the last one
     (executed: the batch's mean gate value).
     """
-    if iterations < 1 or batch_size < 2:
-        raise ValueError(f"need iterations >= 1 and batch_size >= 2, got {iterations} and {batch_size}")
-    if rate_weight < 0:
-        raise ValueError(f"rate_weight must be >= 0, got {rate_weight!r}")
-    if not 0 <= target_rate <= 1:
-        raise ValueError(f"target_rate must lie in [0, 1], got {target_rate!r}")
+    check_int("iterations", iterations)
+    check_int("batch_size", batch_size, 2)          # batch norm needs two images
+    check_float("rate_weight", rate_weight, 0.0)
+    check_float("target_rate", target_rate, 0.0, 1.0)
     x, y = data["x_train"], data["y_train"]
     batches = torch.Generator().manual_seed(seed)
     noise = torch.Generator().manual_seed(seed + 7919)
@@ -244,9 +243,10 @@ def numbers(text, kind, name, low, high):
         values = tuple(kind(v) for v in text.split(",") if v.strip())
     except ValueError:
         raise ValueError(f"--{name} must be a comma-separated list of numbers, got {text!r}") from None
-    if not values or not all(low <= v <= high for v in values):
-        raise ValueError(f"--{name} values must lie in [{low}, {high}], got {text!r}")
-    return values
+    if not values:
+        raise ValueError(f"--{name} must hold at least one number, got {text!r}")
+    check = check_int if kind is int else check_float
+    return tuple(check(f"each of --{name}", v, low, high) for v in values)
 
 
 def run_key(kind, target_rate, blocks, seed):
@@ -365,8 +365,7 @@ def _run_or_read(args):
     seeds = numbers(args.seeds, int, "seeds", 0, 2**31 - 1)
     rates = numbers(args.rates, float, "rates", 0.0, 1.0)
     depths = numbers(args.depths, int, "depths", 0, SETTINGS["blocks"])
-    if args.iterations < 1:
-        raise ValueError(f"--iterations must be >= 1, got {args.iterations}")
+    check_int("--iterations", args.iterations)
     course.torch_threads()             # one thread unless OMP_NUM_THREADS says otherwise: tiny convolutions
     out = Path(args.out)
     if args.plot_only:
