@@ -1,5 +1,5 @@
 """The judge (act_experiments.grading.judge): answers run outside the learner's kernel, on inputs drawn at
-grading time. Every attack of scripts/attacks.py scores nothing, every honest variant full marks;
+grading time. Every attack of act_experiments.grading.attacks scores nothing, every honest variant full marks;
 the runner refuses the ways out; the allow-lists agree with docs/teaching.md."""
 
 import json
