@@ -28,7 +28,7 @@ def exercises(cells):
         meta = cell.get("metadata", {}).get("nbgrader")
         if meta:
             match = GRADE_ID.match(meta.get("grade_id", ""))
-            assert match, f"cell {index}: grade_id {meta.get('grade_id')!r} is not exK-solution/check/answer"
+            assert match, f"cell {index}: grade_id {meta.get('grade_id')!r} is not ex<number>-solution/check/answer"
             found.setdefault(int(match.group(1)), []).append((index, student.nbgrader_role(cell)))
     return found
 
