@@ -65,7 +65,7 @@ wheel: $(STAMP)
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation . --wheel-dir build/dist
 
 # Every notebook once more under nbval, with the math libraries made to pick other kernels
-# (scripts/notebook_variants.py lists the variants); CI runs this after `make test`.
+# (act_experiments/upkeep/variants.py lists the variants); CI runs this after `make test`.
 VARIANT ?= compatible
 variant: $(STAMP)
 	$(PY) scripts/notebook_variants.py --variant $(VARIANT)

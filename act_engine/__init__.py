@@ -12,6 +12,7 @@ on parameters stacked on a leading member axis, with per-member Adam and, on a G
     graphed, population_graphed   training steps replayed as CUDA graphs
     triton_rnn, triton_lstm       the ponder loops of the tanh RNN and of the LSTM as fused Triton
     kernel_act                    kernels (optional: requirements-kernels.txt), Population(kernels=True)
+    kernel_report     what each kernel uses on a GPU, compiled but not run (scripts/kernels_compile.py)
     members           what members share, and the checkpoint layout every run uses
 
 Every member equals its run trained alone (tests/test_population*.py, test_numpy_population.py).

@@ -1,7 +1,6 @@
 """The notebooks' shared plumbing: checks that record their margin, the live seed, figures written
 only when asked, and the script that runs the notebooks under other math kernels."""
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -17,12 +16,9 @@ import pytest  # noqa: E402
 from act_experiments import course  # noqa: E402
 from act_experiments import figures  # noqa: E402
 from act_experiments.tables import read_csv  # noqa: E402
+from act_experiments.upkeep import variants as nv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-# a script, not a module of the package: loaded from its file
-_spec = importlib.util.spec_from_file_location("notebook_variants", ROOT / "scripts" / "notebook_variants.py")
-nv = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(nv)
 
 
 @pytest.fixture

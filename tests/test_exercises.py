@@ -7,26 +7,18 @@ notebooks, the grader itself on small notebooks made for the purpose, and the co
 `make course` builds.
 """
 
-import importlib.util
 import json
 import re
 from pathlib import Path
 
 import pytest
 
+from act_experiments.grading import assignments, student
+from act_experiments.grading.nbgrader_run import autograde
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 GRADE_ID = re.compile(r"^ex(\d+)-(solution|check|answer)(-[a-z0-9]+)?$")
-
-
-def load_student():
-    spec = importlib.util.spec_from_file_location("student", ROOT / "scripts" / "student.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-student = load_student()
 
 
 def exercises(cells):
@@ -36,7 +28,7 @@ def exercises(cells):
         meta = cell.get("metadata", {}).get("nbgrader")
         if meta:
             match = GRADE_ID.match(meta.get("grade_id", ""))
-            assert match, f"cell {index}: grade_id {meta.get('grade_id')!r} is not exK-solution/check/answer"
+            assert match, f"cell {index}: grade_id {meta.get('grade_id')!r} is not ex<number>-solution/check/answer"
             found.setdefault(int(match.group(1)), []).append((index, student.nbgrader_role(cell)))
     return found
 
@@ -135,7 +127,7 @@ def test_hidden_tests_decide_the_grade(tmp_path):
     nb.cells[0].source = nb.cells[0].source.replace("x = 3", "x = 4")
     nb.cells[1].source = "assert answered(x=x) > 0"          # the hidden tests deleted, as in a release
     nbformat.write(nb, wrong)
-    graded = student.autograde(tmp_path / "nbgrader", {"wrong": [wrong], "right": [source]})
+    graded = autograde(tmp_path / "nbgrader", {"wrong": [wrong], "right": [source]})
     assert graded["wrong"][source.name][1] == {"ex1-check": (0, 1)}
     assert graded["right"][source.name][1] == {"ex1-check": (1, 1)}
 
@@ -231,14 +223,11 @@ def test_the_text_suits_both_editions(path):
 
 
 def test_the_course_has_every_notebook_once_with_links_that_resolve(tmp_path):
-    spec = importlib.util.spec_from_file_location("course", ROOT / "scripts" / "course.py")
-    course = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(course)
-    course.build(tmp_path / "course", generate=False)
+    assignments.build(tmp_path / "course", generate=False)
     assert (tmp_path / "course" / "nbgrader_config.py").read_text() == (ROOT / "scripts" / "nbgrader_config.py").read_text()
     placed = sorted(p.name for p in (tmp_path / "course" / "source").glob("*/*.ipynb"))
     assert placed == sorted(p.name for p in NOTEBOOKS)
-    assert len(course.ASSIGNMENTS) == 8
+    assert len(assignments.ASSIGNMENTS) == 8
     for nb_path in (tmp_path / "course" / "source").glob("*/*.ipynb"):
         for cell in json.loads(nb_path.read_text())["cells"]:
             if cell["cell_type"] != "markdown":
@@ -249,21 +238,18 @@ def test_the_course_has_every_notebook_once_with_links_that_resolve(tmp_path):
                     continue
                 assert (nb_path.parent / path).is_file(), f"{nb_path.parent.name}/{nb_path.name}: {target} leads nowhere"
     text = (ROOT / "docs" / "teaching.md").read_text()
-    for assignment in course.ASSIGNMENTS:
+    for assignment in assignments.ASSIGNMENTS:
         assert f"`{assignment}`" in text, f"docs/teaching.md does not name the assignment {assignment}"
 
 
 def test_building_the_course_again_keeps_the_gradebook_and_the_submissions(tmp_path):
-    spec = importlib.util.spec_from_file_location("course", ROOT / "scripts" / "course.py")
-    course = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(course)
     out = tmp_path / "course"
-    course.build(out, generate=False)
+    assignments.build(out, generate=False)
     (out / "gradebook.db").write_bytes(b"grades")
     (out / "submitted" / "alice").mkdir(parents=True)
     (out / "source" / "stray.ipynb").write_text("{}")
-    course.build(out, generate=False)
+    assignments.build(out, generate=False)
     assert (out / "gradebook.db").read_bytes() == b"grades" and (out / "submitted" / "alice").is_dir()
     assert not (out / "source" / "stray.ipynb").exists() and (out / "source" / "session1").is_dir()
-    course.build(out, generate=False, fresh=True)
+    assignments.build(out, generate=False, fresh=True)
     assert not (out / "gradebook.db").exists() and not (out / "submitted").exists()

@@ -5,36 +5,27 @@ alone, and ``make test`` runs it with everything else, on every core (each test 
 nbgrader course of its own, so they run side by side).
 
 - The untouched release of every notebook, in two halves of ``make course``'s assignments
-  (scripts/course.py's plan; one nbgrader course per half, since each costs nbgrader's start-up
+  (act_experiments.grading.assignments' plan; one nbgrader course per half, since each costs nbgrader's start-up
   twice, and two halves keep two cores busy): nbgrader gives it no point, each check failing with a message that
   says what is missing, and every lesson cell runs in the sealed kernel. The source's side, every
   point of every check, is held by nbval's run of the notebooks (act_experiments/grading/nbval_rule.py).
-- The attack suite (scripts/attacks.py), one notebook at a time: every attack scores nothing,
+- The attack suite (act_experiments.grading.attacks), one notebook at a time: every attack scores nothing,
   every honest answer full marks.
 """
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from act_experiments.grading import assignments, attacks, student
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-student, course, attacks = script("student"), script("course"), script("attacks")
 EVERYONE = attacks.ATTACKS + attacks.IN_KERNEL + attacks.HONEST
 
 pytestmark = pytest.mark.graded_course
 
 
-ASSIGNMENTS = list(course.ASSIGNMENTS)
+ASSIGNMENTS = list(assignments.ASSIGNMENTS)
 # the paper's first five sessions, then the sixth and the two beyond it: about as long as each other
 HALVES = {"sessions 1-5": ASSIGNMENTS[:5], "session 6 and beyond": ASSIGNMENTS[5:]}
 
@@ -42,7 +33,7 @@ HALVES = {"sessions 1-5": ASSIGNMENTS[:5], "session 6 and beyond": ASSIGNMENTS[5
 @pytest.mark.parametrize("half", HALVES)
 def test_the_untouched_release_scores_nothing_and_every_lesson_cell_runs(half, tmp_path):
     notebooks = [ROOT / "notebooks" / f"{name}.ipynb" for assignment in HALVES[half]
-                 for name in course.ASSIGNMENTS[assignment]]
+                 for name in assignments.ASSIGNMENTS[assignment]]
     problems = student.check(notebooks, out=tmp_path / "student")
     assert not problems, "\n".join(problems)
 

@@ -5,7 +5,6 @@ an answer to each of its six exercises that wraps act_numpy's piece instead of w
 check cell of every exercise must score 0.
 """
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -14,18 +13,13 @@ import numpy as np
 import pytest
 
 import act_numpy.halting as halting_module
-from act_experiments.grading import by_hand, written_by_hand
+from act_experiments.grading import assignments, by_hand, nbgrader_run, written_by_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_03B = ROOT / "notebooks" / "03b_write_your_own_act.ipynb"
 H = [0.3, 0.4, 0.5]
 
 
-def _student():
-    spec = importlib.util.spec_from_file_location("student", ROOT / "scripts" / "student.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def honest(h):
@@ -148,17 +142,16 @@ def cheating_03b(path):
 
 def test_wrapping_the_library_scores_nothing_in_03b(tmp_path):
     """nbgrader autograde on 03b answered by wrapping act_numpy: every check of every exercise 0."""
-    student = _student()
-    course = student.setup_course([NOTEBOOK_03B], tmp_path / "nbgrader")
-    code, tail = student.nbgrader(course, "generate_assignment", student.ASSIGNMENT)
+    course = nbgrader_run.setup_course([NOTEBOOK_03B], tmp_path / "nbgrader")
+    code, tail = nbgrader_run.nbgrader(course, "generate_assignment", nbgrader_run.ASSIGNMENT)
     assert code == 0, tail
     cheat = cheating_03b(tmp_path / NOTEBOOK_03B.name)
-    graded = student.autograde(course, {"cheat": [cheat]})
+    graded = nbgrader_run.autograde(course, {"cheat": [cheat]})
     nb, scores = graded["cheat"][NOTEBOOK_03B.name]
     assert len(scores) >= 6 and {g.split("-")[0] for g in scores} == {f"ex{k}" for k in CHEATS}, scores
     scored = {grade_id: score for grade_id, (score, _) in scores.items() if score}
     assert not scored, f"checks that gave points to an answer wrapping act_numpy: {scored}"
-    outputs = {cell.metadata["nbgrader"]["grade_id"]: student.cell_error(cell) for cell in nb.cells
+    outputs = {cell.metadata["nbgrader"]["grade_id"]: nbgrader_run.cell_error(cell) for cell in nb.cells
                if cell.metadata.get("nbgrader", {}).get("grade_id") in scores}
     for grade_id, error in outputs.items():
         assert error is not None and error[0] in ("AssertionError", "Forbidden"), (grade_id, error)
@@ -316,12 +309,9 @@ def test_the_teachers_path_gives_feedback_that_reads_offline(tmp_path):
     generate_feedback. The feedback page embeds
     the figure its markdown shows and carries MathJax itself: nothing is fetched from a CDN."""
     from act_experiments.grading.nbgrader_run import autograde, nbgrader
-    spec = importlib.util.spec_from_file_location("course", ROOT / "scripts" / "course.py")
-    course_script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(course_script)
     course = tmp_path / "course"
-    course_script.build(course, generate=False)
-    assert course_script.ASSIGNMENTS["session1"] == ["01_forward_pass"]
+    assignments.build(course, generate=False)
+    assert assignments.ASSIGNMENTS["session1"] == ["01_forward_pass"]
     # the lesson's code cells out (the page's text, figure links, exercises and setup stay), so that
     # autograde runs in seconds: the release's lessons are run by tests/test_graded_course.py
     source = course / "source" / "session1" / "01_forward_pass.ipynb"

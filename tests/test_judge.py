@@ -1,8 +1,7 @@
 """The judge (act_experiments.grading.judge): answers run outside the learner's kernel, on inputs drawn at
-grading time. Every attack of scripts/attacks.py scores nothing, every honest variant full marks;
+grading time. Every attack of act_experiments.grading.attacks scores nothing, every honest variant full marks;
 the runner refuses the ways out; the allow-lists agree with docs/teaching.md."""
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -10,13 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_experiments.grading import judge
+from act_experiments.grading import attacks, judge
 from act_experiments.grading import registry as judged
 
 ROOT = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("attacks", ROOT / "scripts" / "attacks.py")
-attacks = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(attacks)
 
 
 def verdicts(submission, seed=0):

@@ -5,7 +5,6 @@ reads the URL it prints, fetches the course over HTTP on 127.0.0.1 and stops it.
 runtime, config and data directories live in tmp_path, so nothing is written to the repository.
 """
 
-import importlib.util
 import json
 import os
 import re
@@ -19,12 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from act_experiments import lab
+
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "scripts" / "lab.py"
-# a script, not a module of the package: loaded from its file
-_spec = importlib.util.spec_from_file_location("lab", LAB)
-lab = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(lab)
 NOTEBOOK = "notebooks/01_forward_pass.ipynb"
 FIGURE = "figures/01_halting_distribution.png"  # linked from notebook 01 as ../figures/...
 READY_S = 60

@@ -153,3 +153,18 @@ def test_every_experiment_has_run_read_plot_and_main():
         if missing:
             lacking.append(f"{path.relative_to(ROOT)} lacks {sorted(missing)}")
     assert not lacking, "\n".join(lacking)
+
+
+def test_every_script_is_its_docstring_and_a_call():
+    """scripts/*.py are thin: the usage lines users read, then a main of the package called. The logic
+    lives in the package, where the layers above hold it (nbgrader_config.py is nbgrader's own file)."""
+    thick = []
+    for path in sorted((ROOT / "scripts").glob("*.py")):
+        if path.name == "nbgrader_config.py":
+            continue
+        tree = ast.parse(path.read_text())
+        body = tree.body[1:] if tree.body and isinstance(tree.body[0], ast.Expr) else tree.body
+        kinds = [type(node).__name__ for node in body]
+        if not set(kinds) <= {"Import", "ImportFrom", "If"} or len(body) > 4:
+            thick.append(f"{path.relative_to(ROOT)}: {', '.join(kinds)}")
+    assert not thick, "scripts with logic of their own:\n" + "\n".join(thick)

@@ -13,19 +13,12 @@ import pytest
 from act_experiments import course
 from act_experiments import tables
 from act_experiments.sweeps import reading
+from act_experiments.upkeep import setup_cells as notebook_setup
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 
 
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-notebook_setup = load_script("notebook_setup")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])

@@ -60,8 +60,8 @@ sort
     n output steps t = n..2n-1 with zero input, where the target at t = n + j is the index
     (0..n-1) of the j-th smallest input (ascending). T = 2 * max_length; the tail after the
     outputs is zero padding. Only the n output steps have mask 1. The output is a
-    max_length-way softmax (15 by default). (The course's texts call the length K, as the
-    figures do; the code says n, since K is the engine's number of stacked networks.)
+    max_length-way softmax (15 by default). The course's texts and figures call the length n
+    too: K is the engine's number of stacked networks.
 
 The paper's character prediction experiment is registered here as a fifth task, "characters"
 (options ``seq_len`` and ``data``; x (B, seq_len, 256) one-hot bytes, y (B, seq_len) the next

@@ -80,13 +80,13 @@ def print_summary(res):
 
 
 def passage_of(res, run):
-    """(codes (K, T), rho (K, T), N (K, T), bits (K, T)) of one run's passage."""
+    """(codes (C, T), rho (C, T), N (C, T), bits (C, T)) of one run's passage, cut into C chunks of T bytes."""
     rows = [r for r in res["passage"] if r["run"] == run]
-    K, T = 1 + max(r["chunk"] for r in rows), 1 + max(r["position"] for r in rows)
-    out = {k: np.zeros((K, T)) for k in ("byte", "rho", "N", "bits")}
+    C, T = 1 + max(r["chunk"] for r in rows), 1 + max(r["position"] for r in rows)
+    out = {name: np.zeros((C, T)) for name in ("byte", "rho", "N", "bits")}
     for r in rows:
-        for k in out:
-            out[k][r["chunk"], r["position"]] = r[k]
+        for name in out:
+            out[name][r["chunk"], r["position"]] = r[name]
     return out["byte"].astype(np.int64), out["rho"], out["N"].astype(np.int64), out["bits"]
 
 

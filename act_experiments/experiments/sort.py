@@ -118,7 +118,7 @@ def plot_length(sweep):
                 label="random permutation")
 
     return tau_sweep.plot_difficulty(
-        sweep, colours(sweep), xlabel="sequence length K (numbers to sort)", xticks=lengths,
+        sweep, colours(sweep), xlabel="sequence length n (numbers to sort)", xticks=lengths,
         ponder_label="mean ponder ρ per step", error_label="sequence error rate", error_ylim=(-0.02, 1.02),
         reference=chance, title="Sort: ponder and error against length (line: seeds pooled; top, band: lowest "
                                 "to highest seed)\n" + describe(sweep))

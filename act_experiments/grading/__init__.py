@@ -9,7 +9,10 @@ notebook; ``preprocessors``: the judge's two steps in ``nbgrader autograde``, an
 with the learner's kernel sealed (``seal``: the audit hook that keeps the course folder, the
 repository's notebooks and subprocesses out of a grading kernel's reach; the runner uses it too).
 ``feedback``: the feedback pages, figures and MathJax inside; ``nbgrader_run``: nbgrader run on a
-course folder, for the scripts.
+course folder. With nbgrader itself: ``student`` (scripts/student.py) writes the student edition
+and grades both editions, ``assignments`` (scripts/course.py) builds the course of one assignment
+per session, ``attacks`` (scripts/attacks.py) autogrades submissions that want the points without
+the algorithm, and honest ones.
 """
 
 from .guard import ACT_NUMPY, PACKAGES, by_hand, written_by_hand

@@ -6,7 +6,7 @@ own process, as two preprocessors in ``c.Autograde.autograde_preprocessors``
 (scripts/nbgrader_config.py):
 
 - ``JudgeAnswers``, before ``Execute``: for every check cell it knows, it takes the notebook's
-  answer cells (the ``exK-solution`` cells above the check), keeps by ``ast`` only their
+  answer cells (the ``ex<number>-solution`` cells above the check), keeps by ``ast`` only their
   definitions, imports and literal constants, and runs them with ``runner.py`` in a fresh
   ``python -I`` in a temporary folder, with a time limit, the course's packages out of reach and
   an audit hook that refuses files outside the standard library and NumPy (PyTorch where the

@@ -1,0 +1,129 @@
+"""The course's assignments, one per session of docs/teaching.md's plan (``ASSIGNMENTS``), and the
+ready nbgrader course built from them (scripts/course.py, `make course`).
+
+``build`` run again on an existing course rewrites nbgrader_config.py, source/ and release/ and keeps
+everything else: gradebook.db (students, submissions, grades), submitted/, autograded/,
+feedback/. ``--fresh`` deletes the whole folder first.
+
+The folder it writes is an nbgrader course (docs/teaching.md, section 4, gives the commands from
+there on):
+
+    nbgrader_config.py           the course's settings (scripts/nbgrader_config.py): course id,
+                                 a per-cell limit that fits the live cells on a loaded machine
+    source/<assignment>/         the notebooks of each session, with the figures they show in
+                                 figures/ beside them, and their links rewritten to work there
+    release/<assignment>/        what `nbgrader generate_assignment` made of them: ready for
+                                 `nbgrader release_assignment`
+    gradebook.db                 nbgrader's database, with the assignments in it
+
+The assignments follow the six-session plan and the two sessions beyond the paper (ASSIGNMENTS
+below); each notebook is in the session whose work between sessions uses its exercises. Inside
+the course a notebook's "Next" link leads to the next notebook in the folder of its own
+assignment (`../session2/02_binary_flag.ipynb`), which is where a learner's fetched copies sit
+side by side; a figure link `../figures/x.png` becomes `figures/x.png`; a link to the README,
+which a learner does not have, becomes its plain text.
+"""
+
+import argparse
+import json
+import re
+import shutil
+from pathlib import Path
+
+from act_experiments.grading.nbgrader_run import CONFIG, nbgrader
+from act_experiments.upkeep import ROOT
+
+DESCRIPTION = "Build a ready nbgrader course: one assignment per session of docs/teaching.md's plan."
+
+# docs/teaching.md, section 3: six sessions, then two beyond the paper
+ASSIGNMENTS = {
+    "session1": ["01_forward_pass"],
+    "session2": ["02_binary_flag"],
+    "session3": ["03_backprop_remainder", "03b_write_your_own_act", "04_numpy_vs_torch"],
+    "session4": ["05_parity", "10_time_penalty"],
+    "session5": ["06_logic", "07_addition"],
+    "session6": ["08_sort", "09_characters"],
+    "beyond1": ["11_pitfalls", "12_attention_pondernet"],
+    "beyond2": ["13_universal_transformer", "14_convnet_aig"],
+}
+LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def assignment_of():
+    return {name: assignment for assignment, names in ASSIGNMENTS.items() for name in names}
+
+
+def relink(text, assignment, figures):
+    """A markdown cell's text with its links rewritten for the course folder; figures it shows
+    are added to the set ``figures``."""
+    where = assignment_of()
+
+    def one(match):
+        bang, label, target = match.groups()
+        path, _, anchor = target.partition("#")
+        if path.startswith("../figures/"):
+            figures.add(path[len("../figures/"):])
+            return f"{bang}[{label}](figures/{path[len('../figures/'):]}{'#' + anchor if anchor else ''})"
+        if path.endswith(".ipynb") and "/" not in path and Path(path).stem in where:
+            home = where[Path(path).stem]
+            if home != assignment:
+                return f"[{label}](../{home}/{path}{'#' + anchor if anchor else ''})"
+            return match.group(0)
+        if path.startswith("../"):       # the README and other files of the repository: not in the course
+            return label
+        return match.group(0)
+
+    return LINK.sub(one, text)
+
+
+KEPT = ("gradebook.db", "submitted", "autograded", "feedback")    # what a rebuild leaves alone
+
+
+def build(out, generate=True, fresh=False):
+    notebooks = {path.stem: path for path in (ROOT / "notebooks").glob("*.ipynb")}
+    planned = [name for names in ASSIGNMENTS.values() for name in names]
+    unplanned = sorted(set(notebooks) - set(planned))
+    missing = sorted(set(planned) - set(notebooks))
+    if unplanned or missing:
+        raise SystemExit(f"course.py: notebooks without an assignment {unplanned}, "
+                         f"assignments naming no notebook {missing}: update ASSIGNMENTS")
+    if fresh:
+        shutil.rmtree(out, ignore_errors=True)
+    for made in ("source", "release"):
+        shutil.rmtree(out / made, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(CONFIG, out / "nbgrader_config.py")
+    for assignment, names in ASSIGNMENTS.items():
+        folder = out / "source" / assignment
+        folder.mkdir(parents=True)
+        figures = set()
+        for name in names:
+            nb = json.loads(notebooks[name].read_text(encoding="utf-8"))
+            for cell in nb["cells"]:
+                if cell["cell_type"] == "markdown":
+                    text = relink("".join(cell["source"]), assignment, figures)
+                    cell["source"] = text.splitlines(keepends=True)
+            (folder / f"{name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
+                                                  encoding="utf-8")
+        for figure in sorted(figures):
+            (folder / "figures").mkdir(exist_ok=True)
+            shutil.copy(ROOT / "figures" / figure, folder / "figures" / figure)
+        code, tail = nbgrader(out, "generate_assignment", assignment) if generate else (0, "")
+        if code != 0:
+            raise SystemExit(f"course.py: nbgrader generate_assignment {assignment} failed:\n{tail}")
+        print(f"{assignment}: {', '.join(names)}; {len(figures)} figures")
+    print(f"the course: {out} (nbgrader_config.py, source/, release/, gradebook.db)")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=DESCRIPTION)
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "course")
+    parser.add_argument("--fresh", action="store_true",
+                        help="delete the course folder first, gradebook and grades included")
+    args = parser.parse_args(argv)
+    kept = [name for name in KEPT if (args.out / name).exists()] if not args.fresh else []
+    build(args.out.resolve(), fresh=args.fresh)
+    if kept:
+        print(f"kept from before: {', '.join(kept)} (--fresh starts again)")
+    return 0
+
