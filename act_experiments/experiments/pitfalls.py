@@ -291,9 +291,7 @@ def run(name, seeds=None, iterations=None, pitfalls=None, out=COMMITTED, force=F
     Resumes a run that stopped and refuses one with other settings (act_experiments.experiments.runner).
     """
     spec = EXPERIMENTS[name]
-    settings = dict(spec["settings"])
-    if iterations is not None:
-        settings["iterations"] = iterations
+    settings = runner.settings_of(spec, iterations)
     meta = {"experiment": name, "pitfalls": pitfalls or spec["pitfalls"], "seeds": seeds or spec["seeds"],
             "settings": settings}
 

@@ -138,6 +138,15 @@ def run_plan(out, plan, train, tables, meta, *, unit_of, key=None, record, name,
     return written
 
 
+def settings_of(spec, iterations=None):
+    """A copy of an experiment's settings (spec["settings"]), with ``iterations`` in place of its own
+    when given (the command line's --iterations)."""
+    settings = dict(spec["settings"])
+    if iterations is not None:
+        settings["iterations"] = iterations
+    return settings
+
+
 def run_entries(name, meta, train, columns, out, *, entries_key, script, force=False, log=print):
     """Train every (entry, seed) of experiment ``name`` that ``out/<name>.csv`` does not hold yet.
 

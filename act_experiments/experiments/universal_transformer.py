@@ -183,9 +183,7 @@ def run(name, seeds=None, iterations=None, entries=None, out=COMMITTED, force=Fa
     Resumes a run that stopped and refuses one with other settings (act_experiments.experiments.runner).
     """
     spec = EXPERIMENTS[name]
-    settings = dict(spec["settings"])
-    if iterations is not None:
-        settings["iterations"] = iterations
+    settings = runner.settings_of(spec, iterations)
     chosen = entries or list(spec["entries"])
     meta = {"experiment": name, "entries": {e: spec["entries"][e] for e in chosen}, "seeds": seeds or spec["seeds"],
             "settings": settings, "task": ut.TASK_DEFAULTS,
