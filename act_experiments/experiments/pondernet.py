@@ -12,6 +12,7 @@ resumes), and measures both on in-range and extrapolation held-out sets; the CSV
 and reads. Its figures are in ``act_experiments.plots.pondernet``.
 """
 
+import json
 import shutil
 import sys
 import time
@@ -261,9 +262,8 @@ FINAL_TABLES = ("runs", "counts", "attention")       # written once, after the l
 
 
 def read_comparison(folder):
-    """The tables written by ``write_comparison``: rows as dicts with numbers where numbers are
-    (``act_experiments.tables.number``), and "meta"."""
-    import json
+    """The tables ``run_comparison`` writes into ``folder``: rows as dicts with numbers where numbers
+    are (``act_experiments.tables.number``), and "meta" (comparison.json)."""
     folder = Path(folder)
     if not (folder / "runs.csv").is_file():
         raise FileNotFoundError(f"no comparison in {folder} (expected the runs.csv scripts/pondernet.py writes)")
