@@ -130,8 +130,9 @@ def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, keep=True, halt
     if not keep:
         return mean_s, mean_state, None, N, R
     s_in, s, c, h, p, caches = zip(*taken)
-    st = PonderSteps(s_in=np.stack(s_in, axis=-2), s=np.stack(s, axis=-2),
-                     c=np.stack(c, axis=-2) if lstm else None, h=np.stack(h, axis=-1),
+    # as act_numpy.act.ponder: the states stored step by step, (..., n_t, B, H), seen batch first
+    st = PonderSteps(s_in=np.stack(s_in, axis=-3).swapaxes(-3, -2), s=np.stack(s, axis=-3).swapaxes(-3, -2),
+                     c=np.stack(c, axis=-3).swapaxes(-3, -2) if lstm else None, h=np.stack(h, axis=-1),
                      p=np.stack(p, axis=-1), cell=list(caches))
     return mean_s, mean_state, st, N, R
 

@@ -151,8 +151,10 @@ def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, halting=True):
         R[halt] = p[halt]                                        # eq. (8): R(t) = p^N
         taken.append((s_in, s, c, h, p, cell_cache))
     s_in, s, c, h, p, caches = zip(*taken)
-    st = PonderSteps(s_in=np.stack(s_in, axis=1), s=np.stack(s, axis=1),
-                     c=np.stack(c, axis=1) if lstm else None,
+    # the states are stacked in the order the loop made them, (n_t, B, H), and seen batch first
+    # through swapaxes: backward_pass then reads their rows in (n, b) order without a copy
+    st = PonderSteps(s_in=np.stack(s_in).swapaxes(0, 1), s=np.stack(s).swapaxes(0, 1),
+                     c=np.stack(c).swapaxes(0, 1) if lstm else None,
                      h=np.stack(h, axis=1), p=np.stack(p, axis=1), cell=list(caches))
     return mean_s, ((mean_s, mean_c) if lstm else mean_s), st, N, R
 
@@ -228,9 +230,11 @@ def _all_rows(arrays):
 
     Within a step the rows go step-major, (n, b): a float sum depends on the order of its terms,
     and this is the order the products above have always summed in, so the weights' gradients
-    (and every training run built on them) keep their last bits. One copy, made by concatenate.
+    (and every training run built on them) keep their last bits. With one input step, and an
+    array stored step-major as ponder and ponder_backward store theirs, a view, not a copy.
     """
-    return np.concatenate([np.swapaxes(a, 0, 1) for a in arrays]).reshape(-1, arrays[0].shape[-1])
+    rows = [np.swapaxes(a, 0, 1).reshape(-1, a.shape[-1]) for a in arrays]
+    return rows[0] if len(rows) == 1 else np.concatenate(rows)
 
 
 def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):
@@ -273,4 +277,4 @@ def ponder_backward(ds_mean, dc_mean, dzh, st, P, cell):
         else:
             dz[n], dc_chain = lstm_backward((ds, p_n * dc_mean + dc_chain), st.cell[n])
         ds_chain = dz[n] @ P["W_s"].mT
-    return np.stack(dz, axis=-2), ds_chain, dc_chain
+    return np.stack(dz, axis=-3).swapaxes(-3, -2), ds_chain, dc_chain     # stored as st.s is
