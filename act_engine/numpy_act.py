@@ -7,8 +7,9 @@ The same equations as ``act_numpy.act`` (the one-network reference a learner rea
 that every array may carry leading axes in front of the single network's shapes: K networks
 stacked, each with its own epsilon and cap M given as arrays that broadcast against the rows,
 (K, 1). ``a.mT`` is the transpose of the last two axes (``.T`` of every matrix in a stack), and
-``_rows`` merges two axes of rows so that one product serves a whole (B, T) or (n, B) block:
-NumPy's ``@`` then multiplies the K members' matrices in one call. With no leading axis the
+``_rows`` merges two axes of rows so that one product serves a whole (B, T) or (B, n_t) block:
+NumPy's ``@`` then multiplies the K members' matrices in one call. The ponder steps are batch
+first as in the core, PonderSteps s (K, B, n_t, H) and h, p (K, B, n_t). With no leading axis the
 results equal ``act_numpy.act``'s to rounding (tests/test_engine_numpy.py holds it there).
 
 What broadcasts over the member axis as the core writes it is the core's own code: the cells,
@@ -32,8 +33,13 @@ def _rows(a):
 
 
 def _all_rows(arrays):
-    """The rows of several (..., A, B, F) arrays one after another: (..., sum of A * B, F)."""
-    return np.concatenate([_rows(a) for a in arrays], axis=-2)
+    """The rows of several (..., B, n_t, F) arrays one after another: (..., sum of n_t * B, F).
+
+    Step-major within each array, (n, b), like act_numpy.act._all_rows: the order in which the
+    products over these rows add their terms, which fixes the last bits of the weights' gradients.
+    One copy, made by concatenate.
+    """
+    return _rows(np.concatenate([np.swapaxes(a, -3, -2) for a in arrays], axis=-3))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,9 +130,10 @@ def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, keep=True, halt
     if not keep:
         return mean_s, mean_state, None, N, R
     s_in, s, c, h, p, caches = zip(*taken)
-    st = PonderSteps(s_in=np.stack(s_in, axis=-3), s=np.stack(s, axis=-3),
-                     c=np.stack(c, axis=-3) if lstm else None, h=np.stack(h, axis=-2),
-                     p=np.stack(p, axis=-2), cell=list(caches))
+    # as act_numpy.act.ponder: the states stored step by step, (..., n_t, B, H), seen batch first
+    st = PonderSteps(s_in=np.stack(s_in, axis=-3).swapaxes(-3, -2), s=np.stack(s, axis=-3).swapaxes(-3, -2),
+                     c=np.stack(c, axis=-3).swapaxes(-3, -2) if lstm else None, h=np.stack(h, axis=-1),
+                     p=np.stack(p, axis=-1), cell=list(caches))
     return mean_s, mean_state, st, N, R
 
 
@@ -165,8 +172,8 @@ def backward_pass(dy, dponder, cache):
         ds_mean = dS[..., t, :] + ds_next                       # the whole gradient on s_t
         dzh_of[t] = halting_gradient(ds_mean, dc_next, dponder[..., t], N[..., t], st)
         dz_of[t], ds_next, dc_next = ponder_backward(ds_mean, dc_next, dzh_of[t], st, P, cell)
-        dxW[..., t, :] = dz_of[t].sum(axis=-3)
-        dflag += dz_of[t][..., 0, :, :].sum(axis=-2)            # the flag is 1 only at n = 1
+        dxW[..., t, :] = dz_of[t].sum(axis=-2)
+        dflag += dz_of[t][..., 0, :].sum(axis=-2)               # the flag is 1 only at n = 1
 
     # every ponder step of every input step used the same W_s, W_h and b_h: one product over
     # all their rows adds up their gradients

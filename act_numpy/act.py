@@ -4,7 +4,9 @@
     grads = act_backward(dy, dponder, cache)
     y, N, R, cache = fixed_forward(x, params, cell="rnn", fixed_ponder=3)   # the control: 3 updates
 
-Shapes: x (B, T, D); y (B, T, O); N (B, T) int; R (B, T). Parameters: see ``params.py``.
+Shapes: x (B, T, D); y (B, T, O); N (B, T) int; R (B, T). Parameters: see ``params.py``. Batch
+first everywhere, the ponder steps too: the cache keeps per input step a PonderSteps with
+s (B, n_t, H) and h, p (B, n_t), the layout of ``halting.py``.
 
 At every input step t the network takes ponder steps n = 1, 2, ... (eq. 3), each fed the input
 x_t with one extra unit appended: the flag, 1 on the first ponder step and 0 after (x_t + delta_{n,1}).
@@ -36,16 +38,17 @@ from .params import check_arrays, check_upstream
 class PonderSteps(NamedTuple):
     """What the ponder steps of one input step t leave for the backward pass.
 
-    The arrays stack the steps n = 1 .. n_t on the first axis (n_t: the most steps any row
-    took; rows that halted earlier have p = 0 there). Read a field by name: ``st.h``, ``st.p``.
-    (The engine's K stacked networks put their member axis in front: s (K, n_t, B, H).)
+    Batch first, ponder step second, as in ``halting.py``: the arrays stack the steps
+    n = 1 .. n_t on the axis after the rows (n_t: the most steps any row took; rows that halted
+    earlier have p = 0 there). Read a field by name: ``st.h``, ``st.p``; ``st.s[:, n - 1]`` is s^n.
+    (The engine's K stacked networks put their member axis in front: s (K, B, n_t, H).)
     """
 
-    s_in: np.ndarray    # (n_t, B, H) state entering step n (the LSTM's s); s_{t-1} at n = 1, eq. (3)
-    s: np.ndarray       # (n_t, B, H) state s^n the step produced (the LSTM's s)
-    c: np.ndarray       # (n_t, B, H) the LSTM's cell state c^n; None for the tanh RNN
-    h: np.ndarray       # (n_t, B) halting units h^n, eq. (5)
-    p: np.ndarray       # (n_t, B) halting weights p^n, eqs (6) and (8)
+    s_in: np.ndarray    # (B, n_t, H) state entering step n (the LSTM's s); s_{t-1} at n = 1, eq. (3)
+    s: np.ndarray       # (B, n_t, H) state s^n the step produced (the LSTM's s)
+    c: np.ndarray       # (B, n_t, H) the LSTM's cell state c^n; None for the tanh RNN
+    h: np.ndarray       # (B, n_t) halting units h^n, eq. (5)
+    p: np.ndarray       # (B, n_t) halting weights p^n, eqs (6) and (8)
     cell: list          # n_t caches of the cell's forward, for its backward (cells.py)
 
 
@@ -148,8 +151,11 @@ def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, halting=True):
         R[halt] = p[halt]                                        # eq. (8): R(t) = p^N
         taken.append((s_in, s, c, h, p, cell_cache))
     s_in, s, c, h, p, caches = zip(*taken)
-    st = PonderSteps(s_in=np.stack(s_in), s=np.stack(s), c=np.stack(c) if lstm else None,
-                     h=np.stack(h), p=np.stack(p), cell=list(caches))
+    # the states are stacked in the order the loop made them, (n_t, B, H), and seen batch first
+    # through swapaxes: backward_pass then reads their rows in (n, b) order without a copy
+    st = PonderSteps(s_in=np.stack(s_in).swapaxes(0, 1), s=np.stack(s).swapaxes(0, 1),
+                     c=np.stack(c).swapaxes(0, 1) if lstm else None,
+                     h=np.stack(h, axis=1), p=np.stack(p, axis=1), cell=list(caches))
     return mean_s, ((mean_s, mean_c) if lstm else mean_s), st, N, R
 
 
@@ -192,21 +198,21 @@ def backward_pass(dy, dponder, cache):
     dflag = np.zeros(G, dtype=x.dtype)
     ds_next = np.zeros((B, H), dtype=x.dtype)   # dL/ds_t arriving from step t + 1
     dc_next = np.zeros((B, H), dtype=x.dtype)   # the same for the LSTM's c_t
-    dz_of, dzh_of = [None] * T, [None] * T      # per input step: dL/dz^n (n_t, B, G), dL/dz_h^n (n_t, B)
+    dz_of, dzh_of = [None] * T, [None] * T      # per input step: dL/dz^n (B, n_t, G), dL/dz_h^n (B, n_t)
     for t in reversed(range(T)):
         st = steps[t]
         ds_mean = dS[:, t] + ds_next                            # the whole gradient on s_t
         dzh_of[t] = halting_gradient(ds_mean, dc_next, dponder[:, t], N[:, t], st)
         dz_of[t], ds_next, dc_next = ponder_backward(ds_mean, dc_next, dzh_of[t], st, P, cell)
-        dxW[:, t] = dz_of[t].sum(axis=0)
-        dflag += dz_of[t][0].sum(axis=0)                        # the flag is 1 only at n = 1
+        dxW[:, t] = dz_of[t].sum(axis=1)
+        dflag += dz_of[t][:, 0].sum(axis=0)                     # the flag is 1 only at n = 1
 
     # every ponder step of every input step used the same W_s, W_h and b_h, so their gradients
-    # add up over all of them: one product over the rows (n, b) of every step, dW = a.T @ dz
-    s_in = _all_rows([st.s_in for st in steps], H)                      # (rows, H)
-    s_out = _all_rows([st.s for st in steps], H)                        # (rows, H)
-    dz = _all_rows(dz_of, G)                                            # (rows, G)
-    dzh = _all_rows(dzh_of, 1)                                          # (rows, 1)
+    # add up over all of them: one product over the rows (t, n, b) of every step, dW = a.T @ dz
+    s_in = _all_rows([st.s_in for st in steps])                         # (rows, H)
+    s_out = _all_rows([st.s for st in steps])                           # (rows, H)
+    dz = _all_rows(dz_of)                                               # (rows, G)
+    dzh = _all_rows([d[..., None] for d in dzh_of])                     # (rows, 1)
     g["W_s"] = s_in.T @ dz
     g["W_h"] = s_out.T @ dzh
     g["b_h"] = dzh.sum(axis=0)
@@ -219,10 +225,15 @@ def backward_pass(dy, dponder, cache):
     return g
 
 
-def _all_rows(arrays, F):
-    """The rows of every array, one after another, as one (rows, F) matrix; with one array (one
-    input step) a view of it, not a copy."""
-    rows = [a.reshape(-1, F) for a in arrays]
+def _all_rows(arrays):
+    """The rows of (B, n_t, F) arrays, one input step after another, as one (rows, F) matrix.
+
+    Within a step the rows go step-major, (n, b): a float sum depends on the order of its terms,
+    and this is the order the products above have always summed in, so the weights' gradients
+    (and every training run built on them) keep their last bits. With one input step, and an
+    array stored step-major as ponder and ponder_backward store theirs, a view, not a copy.
+    """
+    rows = [np.swapaxes(a, 0, 1).reshape(-1, a.shape[-1]) for a in arrays]
     return rows[0] if len(rows) == 1 else np.concatenate(rows)
 
 
@@ -231,23 +242,23 @@ def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):
 
     ds_mean (B, H) = dL/ds_t, dc_mean the same for the LSTM's c_t (unused for the RNN);
     dponder_t (B,) = dL/drho_t; N_t (B,); st: the step's PonderSteps.
-    Returns dzh (n_t, B), zero from each row's halting step N on.
-    Leading axes pass through (the engine's K networks: ds_mean (K, B, H), st.s (K, n_t, B, H)).
+    Returns dzh (B, n_t), zero from each row's halting step N on.
+    Leading axes pass through (the engine's K networks: ds_mean (K, B, H), st.s (K, B, n_t, H)).
     """
     # eq. (17): with p free, dL/dp^n = dL/ds_t . s^n (the output is read from s_t)
-    dp = np.einsum("...nbh,...bh->...nb", st.s, ds_mean)        # (n_t, B)
+    dp = np.einsum("...bnh,...bh->...bn", st.s, ds_mean)        # (B, n_t)
     if st.c is not None:
-        dp += np.einsum("...nbh,...bh->...nb", st.c, dc_mean)
-    # eqs (18)-(20), the ponder steps on axis -2 as in st; R = p^N takes dponder too
-    dh = halting_backward(dp, dponder_t, N_t, axis=-2)
+        dp += np.einsum("...bnh,...bh->...bn", st.c, dc_mean)
+    # eqs (18)-(20); R = p^N takes dponder too
+    dh = halting_backward(dp, dponder_t, N_t)
     return dh * st.h * (1.0 - st.h)                              # through the sigmoid of eq. (5)
 
 
 def ponder_backward(ds_mean, dc_mean, dzh, st, P, cell):
     """Back through the cells of one input step's ponder steps, last to first (eq. 3).
 
-    ds_mean, dc_mean (B, H): dL/ds_t and dL/dc_t; dzh (n_t, B) from halting_gradient.
-    Returns dz (n_t, B, G) = dL/dz^n for every step, and dL/ds_{t-1}, dL/dc_{t-1} (B, H):
+    ds_mean, dc_mean (B, H): dL/ds_t and dL/dc_t; dzh (B, n_t) from halting_gradient.
+    Returns dz (B, n_t, G) = dL/dz^n for every step, and dL/ds_{t-1}, dL/dc_{t-1} (B, H):
     step 1 read the mean-field state of t - 1.
     Leading axes pass through, as in halting_gradient (W_s (K, H, G): ``.mT`` transposes each).
     """
@@ -258,12 +269,12 @@ def ponder_backward(ds_mean, dc_mean, dzh, st, P, cell):
     # rows that halted before step n have p^n = 0 and dzh^n = 0 there, so their gradient is
     # exactly zero without any special case
     for n in reversed(range(len(dz))):
-        p_n = st.p[..., n, :, None]                              # (B, 1)
+        p_n = st.p[..., n, None]                                 # (B, 1)
         # s^n feeds the mean field (eq. 9), its halting unit (eq. 5) and step n + 1 (eq. 3)
-        ds = p_n * ds_mean + dzh[..., n, :, None] * w_h + ds_chain
+        ds = p_n * ds_mean + dzh[..., n, None] * w_h + ds_chain
         if cell == "rnn":
             dz[n] = rnn_backward(ds, st.cell[n])
         else:
             dz[n], dc_chain = lstm_backward((ds, p_n * dc_mean + dc_chain), st.cell[n])
         ds_chain = dz[n] @ P["W_s"].mT
-    return np.stack(dz, axis=-3), ds_chain, dc_chain
+    return np.stack(dz, axis=-3).swapaxes(-3, -2), ds_chain, dc_chain     # stored as st.s is

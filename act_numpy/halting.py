@@ -3,9 +3,8 @@
 This module knows nothing about cells or weights: it only turns a sequence of halting values
 into N(t), R(t) and p, which makes it easy to test against hand-worked cases.
 
-Arrays are batch-first with the ponder step last: ``h (B, n_steps)``; epsilon and the cap M are
-numbers. (halting_backward also takes the ponder-step axis elsewhere, ``axis``: the cache of
-act_forward stacks the steps first, (n_steps, B), as its loop makes them.)
+Arrays are batch-first with the ponder step last: ``h (B, n_steps)``, the layout of act_forward's
+cache too (``act.PonderSteps``); epsilon and the cap M are numbers.
 """
 
 import numpy as np
@@ -56,19 +55,17 @@ def halting_weights(h, epsilon=0.01, max_ponder=100):
     return N, p, R
 
 
-def halting_backward(dp, dR, N, axis=-1):
+def halting_backward(dp, dR, N):
     """Gradient of the loss with respect to every halting unit, eqs (14)-(20).
 
     dp (B, n_steps)  dL/dp^n with p treated as free variables
     dR (B,)          extra gradient on R(t) = p^N, e.g. tau * dL/drho from the ponder cost
     N (B,) int       halting step of each row (held constant, as in the paper)
-    axis             dp's ponder-step axis, -1 as above or -2 for (n_steps, B), the layout of
-                     act_forward's cache (the result then has that layout too)
     Returns dh (B, n_steps): for n < N, dL/dh^n = dL/dp^n - dL/dp^N - ... (eq. 19), and
     dL/dh^N = 0 (eq. 20) because h^N appears nowhere in p, nor in R.
     """
-    N = np.expand_dims(np.asarray(N), axis)          # (B, 1), or (1, B) with axis=-2
-    steps = np.arange(1, dp.shape[axis] + 1).reshape((-1,) + (1,) * (-1 - axis))   # along ``axis``
+    N = np.asarray(N)[..., None]                     # (B, 1)
+    steps = np.arange(1, dp.shape[-1] + 1)           # (n_steps,)
     # p^N = R = 1 - sum_{n<N} h^n, so every h^n with n < N moves p^N by -1 (eq. 18)
-    dpN = np.take_along_axis(dp, N - 1, axis=axis) + np.expand_dims(dR, axis)
+    dpN = np.take_along_axis(dp, N - 1, axis=-1) + np.asarray(dR)[..., None]
     return np.where(steps < N, dp - dpN, 0.0)

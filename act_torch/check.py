@@ -96,7 +96,7 @@ def halting_margin(np_res, epsilon, max_ponder):
     margin = np.inf
     N = np_res["N"]
     for t, st in enumerate(np_res["cache"]["steps"]):
-        cum = np.cumsum(st.h.T, axis=1)                 # (B, n_steps): h is (n_steps, B)
+        cum = np.cumsum(st.h, axis=1)                   # (B, n_steps), as h
         steps = np.arange(1, cum.shape[1] + 1)
         decided = (steps <= N[:, t, None]) & (steps < max_ponder)  # tests not forced by the cap
         if decided.any():

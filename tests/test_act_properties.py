@@ -37,8 +37,8 @@ def test_network_ponder_invariants(seed, cell, bias, eps, M):
     assert np.all((1 <= N) & (N <= M))
     assert np.all((rho >= 1) & (rho <= M + 1))
     for steps_t in cache["steps"]:
-        p = steps_t.p                      # (n_t, B): 0 after each row's halting step
-        np.testing.assert_allclose(p.sum(axis=0), 1.0, atol=1e-12)
+        p = steps_t.p                      # (B, n_t): 0 after each row's halting step
+        np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
         assert np.all((p >= 0) & (p <= 1))
 
 

@@ -41,8 +41,8 @@ def test_every_row_takes_exactly_F_updates_and_reads_the_last_state(cell, F):
     y, N, R, cache = act.fixed_forward(x, params, cell=cell, fixed_ponder=F)
     assert np.all(N == F) and np.all(R == 1.0)                          # rho = F + 1
     for st in cache["steps"]:
-        assert np.all(st.h == 0.0) and np.all(st.p[:-1] == 0.0) and np.all(st.p[-1] == 1.0)
-    S_last = np.stack([st.s[-1] for st in cache["steps"]], axis=1)      # s^F of every input step
+        assert np.all(st.h == 0.0) and np.all(st.p[:, :-1] == 0.0) and np.all(st.p[:, -1] == 1.0)
+    S_last = np.stack([st.s[:, -1] for st in cache["steps"]], axis=1)   # s^F of every input step
     np.testing.assert_allclose(y, S_last @ params["W_y"] + params["b_y"], rtol=0, atol=1e-14)
 
 

@@ -55,8 +55,8 @@ def test_constant_halting_through_the_network(cell, h_value, eps, M, N_true):
     y, N, R, cache = act_forward(x, params, cell=cell, epsilon=eps, max_ponder=M)
     assert np.all(N == N_true)
     np.testing.assert_allclose(R, 1.0 - (N_true - 1) * h_value, atol=1e-12)
-    p = cache["steps"][1].p                      # (n_t, B): the ponder steps of input step 2
-    np.testing.assert_allclose(p.sum(axis=0), 1.0, atol=1e-12)
+    p = cache["steps"][1].p                      # (B, n_t): the ponder steps of input step 2
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("cell", ["rnn", "lstm"])
@@ -65,7 +65,7 @@ def test_mean_field_is_the_p_weighted_sum(cell):
     x, params, _, _ = make_problem(cell, halting_bias=-1.0)
     y, N, R, cache = act_forward(x, params, cell=cell)
     for t, st in enumerate(cache["steps"]):
-        np.testing.assert_allclose(cache["S"][:, t], np.einsum("nb,nbh->bh", st.p, st.s), atol=1e-12)
+        np.testing.assert_allclose(cache["S"][:, t], np.einsum("bn,bnh->bh", st.p, st.s), atol=1e-12)
         np.testing.assert_allclose(y[:, t], cache["S"][:, t] @ params["W_y"] + params["b_y"], atol=1e-12)
 
 
@@ -84,9 +84,9 @@ def test_halting_is_computed_from_the_new_state():
     x, params, _, _ = make_problem("rnn", B=2, T=1, halting_bias=0.0)
     _, _, _, cache = act_forward(x, params, cell="rnn")
     st = cache["steps"][0]
-    expected = 1.0 / (1.0 + np.exp(-(st.s[0] @ params["W_h"] + params["b_h"])[:, 0]))
-    np.testing.assert_allclose(st.h[0], expected, atol=1e-12)
-    assert not np.allclose(st.h[0], 0.5)
+    expected = 1.0 / (1.0 + np.exp(-(st.s[:, 0] @ params["W_h"] + params["b_h"])[:, 0]))
+    np.testing.assert_allclose(st.h[:, 0], expected, atol=1e-12)
+    assert not np.allclose(st.h[:, 0], 0.5)
 
 
 def test_flag_is_appended_and_set_on_the_first_step_only():
@@ -96,20 +96,26 @@ def test_flag_is_appended_and_set_on_the_first_step_only():
     st = cache["steps"][0]
     D = x.shape[2]
     W, w_flag = params["W_x"][:D], params["W_x"][D]
-    z1 = x[:, 0] @ W + w_flag + st.s_in[0] @ params["W_s"] + params["b_s"]
-    z2 = x[:, 0] @ W + st.s_in[1] @ params["W_s"] + params["b_s"]
-    np.testing.assert_allclose(st.s[0], np.tanh(z1), atol=1e-12)
-    np.testing.assert_allclose(st.s[1], np.tanh(z2), atol=1e-12)
+    z1 = x[:, 0] @ W + w_flag + st.s_in[:, 0] @ params["W_s"] + params["b_s"]
+    z2 = x[:, 0] @ W + st.s_in[:, 1] @ params["W_s"] + params["b_s"]
+    np.testing.assert_allclose(st.s[:, 0], np.tanh(z1), atol=1e-12)
+    np.testing.assert_allclose(st.s[:, 1], np.tanh(z2), atol=1e-12)
 
 
 @pytest.mark.parametrize("cell", ["rnn", "lstm"])
 def test_ponder_steps_are_named(cell):
-    """The cache of an input step is a PonderSteps, read by field name (st.p); every array stacks
-    the ponder steps first, as many as the slowest row took."""
+    """The cache of an input step is a PonderSteps, read by field name (st.p); every array is batch
+    first with the ponder steps second, as many as the slowest row took: the layout of halting.py,
+    whose halting_weights reads st.h as it is and gives st.p."""
     x, params, _, _ = make_problem(cell, B=4, T=2, halting_bias=-1.0)
-    _, N, _, cache = act_forward(x, params, cell=cell)
+    _, N, _, cache = act_forward(x, params, cell=cell, epsilon=0.05, max_ponder=6)
     for t, st in enumerate(cache["steps"]):
         n_t, B, H = int(N[:, t].max()), 4, params["W_s"].shape[0]
-        assert st.s.shape == st.s_in.shape == (n_t, B, H) and st.h.shape == st.p.shape == (n_t, B)
+        assert st.s.shape == st.s_in.shape == (B, n_t, H) and st.h.shape == st.p.shape == (B, n_t)
+        if cell == "lstm":
+            assert st.c.shape == (B, n_t, H)
         assert len(st.cell) == n_t and (st.c is None) == (cell == "rnn")
+        N_t, p, _ = halting_weights(st.h, epsilon=0.05, max_ponder=6)
+        np.testing.assert_array_equal(N_t, N[:, t])
+        np.testing.assert_allclose(p, st.p, rtol=0, atol=1e-15)
         assert st._fields == ("s_in", "s", "c", "h", "p", "cell")

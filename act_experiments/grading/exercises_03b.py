@@ -35,8 +35,8 @@ def library_steps(x, cache):
     for t, st in enumerate(cache["steps"]):
         for b in range(x.shape[0]):
             N = cache["N"][b, t]
-            steps[b][t] = {"x": x[b, t], "s_prev": st.s_in[0, b], "s": st.s[:N, b], "h": st.h[:N, b],
-                           "p": st.p[:N, b]}
+            steps[b][t] = {"x": x[b, t], "s_prev": st.s_in[b, 0], "s": st.s[b, :N], "h": st.h[b, :N],
+                           "p": st.p[b, :N]}
     return steps
 
 
@@ -62,9 +62,9 @@ def ex1(rng):
         _, N_ref, R_ref, cache = act_forward(x, P, epsilon=eps, max_ponder=M)
         for t, st in enumerate(cache["steps"]):
             for b in range(x.shape[0]):
-                calls.append(("my_halting", [st.h[:, b].copy(), eps, M]))
+                calls.append(("my_halting", [st.h[b].copy(), eps, M]))
                 refs.append((f"act_forward's halting units (sequence b = {b}, t = {t}, epsilon = {eps}, M = {M})",
-                             N_ref[b, t], st.p[:N_ref[b, t], b], R_ref[b, t]))
+                             N_ref[b, t], st.p[b, :N_ref[b, t]], R_ref[b, t]))
 
     def verify(entries):
         worst = 0.0
