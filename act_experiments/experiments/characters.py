@@ -240,7 +240,7 @@ def plot_passage(codes, rho, title="", width=80, cmap="YlOrRd"):
 
 def pinned(res, run):
     """Whether a run's ponder reached the cap M somewhere in its final evaluation."""
-    M = res["meta"].get("shared_options", {}).get("max_ponder", 100)     # the cap, as sweep.json names it
+    M = reading.shared_options("characters", res["meta"])["max_ponder"]      # the cap M
     r = next(r for r in res["runs"] if r["run"] == run)
     return r["tau"] is not None and r["max_N"] >= M
 

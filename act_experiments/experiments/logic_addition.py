@@ -56,16 +56,14 @@ def find_sweep(task, results_dir=tables.RESULTS):
 def describe(sweep):
     """One line with the size of the runs, for figure titles."""
     meta, task = sweep["meta"], reading.task_of(sweep)
-    o = meta.get("shared_options", {})
+    o = reading.shared_options(task, meta)
     if task == "logic":
-        size = f"≤{o.get('max_vectors', 10)} vectors of ≤{o.get('max_gates', 10)} gates"
+        size = f"≤{o['max_vectors']} vectors of ≤{o['max_gates']} gates"
     else:
-        size = f"≤{o.get('max_numbers', 5)} numbers of ≤{o.get('max_digits', 5)} digits"
-    default_h, default_b = {"logic": (128, 16), "addition": (512, 32)}[task]
+        size = f"≤{o['max_numbers']} numbers of ≤{o['max_digits']} digits"
     iterations = int(max(r["iterations"] for r in sweep["runs"]))
-    return (f"{size}, LSTM H={o.get('hidden', default_h)}, batch {o.get('batch_size', default_b)}, "
-            f"lr {o.get('lr', 1e-4):g}, {iterations} iterations, {meta.get('seeds', '?')} seeds "
-            f"[results/{sweep['name']}]")
+    return (f"{size}, LSTM H={o['hidden']}, batch {o['batch_size']}, lr {o['lr']:g}, {iterations} iterations, "
+            f"{meta.get('seeds', '?')} seeds [results/{sweep['name']}]")
 
 
 def reference_error(sweep):
@@ -75,12 +73,12 @@ def reference_error(sweep):
     with probability 2^-L. Addition: guessing a six-digit sum is as good as always wrong, but a
     sequence of one number has no target and can never be wrong, so the ceiling is 1 - 1/max_numbers.
     """
-    o = sweep["meta"].get("shared_options", {})
-    if reading.task_of(sweep) == "logic":
-        V = o.get("max_vectors", 10)
-        value = 1.0 - float(np.mean(0.5 ** np.arange(1, V + 1)))
+    task = reading.task_of(sweep)
+    o = reading.shared_options(task, sweep["meta"])
+    if task == "logic":
+        value = 1.0 - float(np.mean(0.5 ** np.arange(1, o["max_vectors"] + 1)))
         return value, f"chance ({value:.2f})"
-    value = 1.0 - 1.0 / o.get("max_numbers", 5)
+    value = 1.0 - 1.0 / o["max_numbers"]
     return value, f"every sum wrong ({value:.2f})"
 
 

@@ -54,9 +54,8 @@ def sweep_size(folder):
     """(bits, runs x iterations) of a sweep folder, for choosing the largest; None if unreadable."""
     try:
         meta = json.loads((Path(folder) / "sweep.json").read_text())
-        bits = meta["shared_options"].get("bits", 64)
-        iterations = meta["shared_options"].get("iterations", 10_000)
-        return bits, meta["runs"] * iterations
+        o = reading.shared_options("parity", meta)
+        return o["bits"], meta["runs"] * o["iterations"]
     except (OSError, KeyError, ValueError):
         return None
 
@@ -76,11 +75,10 @@ def largest_sweep(results_dir=tables.RESULTS):
 def describe(sweep):
     """One line naming the sweep's size, used in every figure's title."""
     meta = sweep["meta"]
-    opts = meta.get("shared_options", {})
+    o = reading.shared_options("parity", meta)
     iterations = int(max(r["iterations"] for r in sweep["runs"]))
-    return (f"{opts.get('bits', '?')}-bit parity, tanh RNN H={opts.get('hidden', '?')}, "
-            f"batch {opts.get('batch_size', 128)}, lr {opts.get('lr', '?'):g}, {iterations} iterations, "
-            f"{meta.get('seeds', '?')} seeds x {len(taus(sweep))} tau + no ACT")
+    return (f"{o['bits']}-bit parity, tanh RNN H={o['hidden']}, batch {o['batch_size']}, lr {o['lr']:g}, "
+            f"{iterations} iterations, {meta.get('seeds', '?')} seeds x {len(taus(sweep))} tau + no ACT")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -53,10 +53,8 @@ def find_sweep(results_dir=tables.RESULTS, names=SWEEPS):
 
 
 def options(sweep):
-    """The options every run of the sweep shared, with the paper's sort defaults filled in."""
-    o = {"max_length": 15, "hidden": 512, "batch_size": 16, "lr": 1e-4}
-    o.update(sweep["meta"].get("shared_options", {}))
-    return o
+    """The options every run of the sweep shared, with the defaults filled in (reading.shared_options)."""
+    return reading.shared_options("sort", sweep["meta"])
 
 
 def describe(sweep):

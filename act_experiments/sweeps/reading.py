@@ -28,9 +28,10 @@ and on axes.
 import json
 from pathlib import Path
 
-from act_experiments.data.tasks import ALL_TASKS, TASKS
+from act_experiments.data.tasks import ALL_TASKS, DEFAULTS, TASKS
 from act_experiments.tables import RESULTS, number, read_csv
 from act_experiments.training.checkpoints import from_file
+from act_experiments.training.config import COMMON_DEFAULTS, TASK_DEFAULTS
 
 NO_ACT = "no ACT"                          # the key of the baseline runs (a τ key is a float)
 TAU_TABLES = ("difficulty", "curves")      # a τ sweep's tables beside runs.csv
@@ -94,6 +95,13 @@ def load_task_sweep(task, name_or_path):
     if task_of(sweep) != task:
         raise ValueError(f"results/{sweep['name']} holds a {task_of(sweep)} sweep, not {task}")
     return sweep
+
+
+def shared_options(task, meta):
+    """The options every run of a sweep of ``task`` shared: sweep.json's "shared_options" (``meta``
+    is that file, {} when absent), over the defaults a run takes for what the command did not set
+    (act_experiments.training.config's common and per-task settings, the task's options)."""
+    return {**COMMON_DEFAULTS, **TASK_DEFAULTS[task], **DEFAULTS[task], **meta.get("shared_options", {})}
 
 
 def task_of(sweep):
