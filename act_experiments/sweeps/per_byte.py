@@ -32,7 +32,7 @@ from act_experiments.data import tasks, text
 from act_experiments.training.checkpoints import load_checkpoint
 from act_experiments.training.config import EVAL_STREAM
 from act_experiments.tables import write_csv
-from act_experiments.sweeps.writing import run_record
+from act_experiments.sweeps.writing import run_record, write_runs
 
 PASSAGE_CHUNKS = 4          # the passage: this many consecutive chunks of seq_len bytes
 
@@ -129,7 +129,7 @@ def collect(jobs, out_dir, chunks=PASSAGE_CHUNKS):
         curves += run_curves
         classes += c
         passage += p
-    write_csv(out_dir / "runs.csv", runs, list(runs[0]))
+    write_runs(out_dir / "runs.csv", runs)
     write_csv(out_dir / "curves.csv", curves, ["run", "iteration", "bits_per_char", "mean_ponder"])
     write_csv(out_dir / "classes.csv", classes, list(classes[0]))
     write_csv(out_dir / "passage.csv", passage, list(passage[0]))
