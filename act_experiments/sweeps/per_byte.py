@@ -76,7 +76,7 @@ def held_out_set(config):
 
 
 def passage_batch(config, chunks):
-    """(codes (K, T), x, y, mask): a fixed passage of held-out text as K consecutive chunks."""
+    """(codes (C, T), x, y, mask): a fixed passage of held-out text as C = ``chunks`` consecutive chunks."""
     T, data = config["task_options"]["seq_len"], config["task_options"]["data"]
     codes = text.passage(data, length=chunks * T + 1).astype(np.int64)
     rows = np.stack([codes[k * T:(k + 1) * T + 1] for k in range(chunks)])   # each one byte longer
