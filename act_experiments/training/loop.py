@@ -1,6 +1,6 @@
 """One training loop for both backends and for one run or a population: steps, evaluation, logs.
 
-    summary = training.run({"task": "parity", "bits": 8, "out": "runs/p8"}, TorchBackend)
+    summary = loop.run({"task": "parity", "bits": 8, "out": "runs/p8"}, TorchBackend)
 
 The command line over it is ``scripts/train.py`` (``act_experiments.training.cli``); the settings are
 ``act_experiments.training.config``'s, the files ``act_experiments.training.checkpoints``' and the stops
