@@ -112,7 +112,7 @@ def gumbel_noise(shape, generator=None, dtype=torch.float32, device="cpu"):
 
 
 def gumbel_softmax(logits, temperature=1.0, hard=True, noise=None, generator=None):
-    """The (straight-through) Gumbel-softmax of logits (..., K) along the last axis.
+    """The (straight-through) Gumbel-softmax of logits (..., c) over c categories, along the last axis.
 
     y = softmax((logits + g) / temperature), with g Gumbel noise (``noise`` if given, of the
     logits' shape, else drawn from ``generator``). With hard=True the forward value is the

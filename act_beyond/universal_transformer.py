@@ -169,14 +169,14 @@ class Pondered(NamedTuple):
     steps: int
 
 
-def ponder_positions(z0, step, w_h, b_h, *, epsilon=0.01, max_steps=8, weights=remainder_weights):
+def ponder_positions(z0, step, w_h, b_h, *, epsilon=0.01, max_ponder=8, weights=remainder_weights):
     """ACT's halting loop run for every position at once, each position halting on its own.
 
     z0 (B, L, d): the states before the first step. step(z, n) -> c (B, L, d): ponder step n
     (1-based) applied to the states z (B, L, d) of every position; it may mix positions
     (attention). w_h (d, 1), b_h (1,): the halting unit h = sigmoid(c w_h + b_h) (eq. 5), read
     from the state the step produced. epsilon in (0, 1): halt once sum h >= 1 - epsilon (eq. 7);
-    max_steps M >= 1: the cap (eq. 13). weights(h, N, capped) -> (p, R): the halting
+    max_ponder M >= 1: the cap (eq. 13). weights(h, N, capped) -> (p, R): the halting
     distribution, by default the paper's (``remainder_weights``).
 
     Between steps a position that has halted presents its output state o (eq. 9) to the step
@@ -192,7 +192,7 @@ def ponder_positions(z0, step, w_h, b_h, *, epsilon=0.01, max_steps=8, weights=r
     if not callable(weights):
         raise ValueError(f"weights must be a function weights(h, N, capped) -> (p, R), got {weights!r}")
     epsilon = check_float("epsilon", epsilon, 0.0, 1.0, low_open=True, high_open=True)
-    max_steps = check_int("max_steps", max_steps)
+    max_ponder = check_int("max_ponder", max_ponder)
     B, L, d = z0.shape
     if tuple(w_h.shape) != (d, 1) or tuple(b_h.shape) != (1,):
         raise ValueError(f"w_h must be ({d}, 1) and b_h (1,), got {tuple(w_h.shape)} and {tuple(b_h.shape)}")
@@ -204,7 +204,7 @@ def ponder_positions(z0, step, w_h, b_h, *, epsilon=0.01, max_steps=8, weights=r
     N = torch.zeros(B, L, dtype=torch.int64, device=z0.device)
     capped = torch.zeros(B, L, dtype=torch.bool, device=z0.device)
     out = z0
-    for n in range(1, max_steps + 1):
+    for n in range(1, max_ponder + 1):
         c = step(z, n)                                          # every position, halted or not
         if tuple(c.shape) != (B, L, d):
             raise ValueError(f"step must return a ({B}, {L}, {d}) tensor, got {tuple(c.shape)}")
@@ -214,7 +214,7 @@ def ponder_positions(z0, step, w_h, b_h, *, epsilon=0.01, max_steps=8, weights=r
         with torch.no_grad():                                   # N is a constant for autograd
             total = total + torch.where(running, h, 0.0)
             stop = running & (total >= threshold)               # eq. (7)
-            at_cap = running & ~stop & (n == max_steps)         # eq. (13)
+            at_cap = running & ~stop & (n == max_ponder)        # eq. (13)
             newly = stop | at_cap
             N = torch.where(newly, n, N)
             capped = capped | at_cap
@@ -239,7 +239,7 @@ def scripted_halting(h):
     h (B, L, n) or (L, n): the halting value of each position at each step 1..n (in (0, 1), float64).
     The state is one number per position, the logit of its h at that step, read by a halting unit
     with w_h = 1 (a leaf with requires_grad, so that gradients reach h) and b_h = 0. Returns
-    (z0, step, w_h, b_h): ``ponder_positions(*scripted_halting(h), epsilon=..., max_steps=...)``.
+    (z0, step, w_h, b_h): ``ponder_positions(*scripted_halting(h), epsilon=..., max_ponder=...)``.
     """
     h = torch.as_tensor(h, dtype=torch.float64)
     if h.dim() == 2:
@@ -285,21 +285,22 @@ def rnn_step(x, params):
 # The encoder: one shared pre-norm layer
 # ---------------------------------------------------------------------------------------------
 
-def init_params(*, vocab, length, out, d_model=32, heads=2, ff=64, max_steps=8, halting_bias=1.0,
+def init_params(*, vocab, length, out, d_model=32, heads=2, ff=64, max_ponder=8, halting_bias=1.0,
                 generator=None, dtype=torch.float32):
     """The encoder's parameters as a dict of leaf tensors with requires_grad, drawn from
     ``generator`` (a torch.Generator; a fresh one seeded 0 when None).
 
-    embed (vocab, d), pos (length, d), step (max_steps, d): token, position and step embeddings,
-    N(0, 1/d) entries; ln1_g, ln1_b, ln2_g, ln2_b, lnf_g, lnf_b (d,): layer norms (1 and 0);
-    W_q, W_k, W_v, W_o (d, d) and W_1 (d, ff), b_1 (ff,), W_2 (ff, d), b_2 (d,): attention and
+    max_ponder: the cap M on ACT's steps, and the number of step embeddings (a fixed depth uses at
+    most that many). embed (vocab, d), pos (length, d), step (max_ponder, d): token, position and
+    step embeddings, N(0, 1/d) entries; ln1_g, ln1_b, ln2_g, ln2_b, lnf_g, lnf_b (d,): layer norms
+    (1 and 0); W_q, W_k, W_v, W_o (d, d) and W_1 (d, ff), b_1 (ff,), W_2 (ff, d), b_2 (d,): attention and
     feed-forward, N(0, 1/fan_in) (W_o and W_2 scaled by 1/2 more, so the residual stream starts
     calm); w_h (d, 1) N(0, 1/d) / 4, b_h (1,) = halting_bias (1 in the paper and in
     tensor2tensor's UT); W_y (d, out), b_y (out,): the read-out. Used as ``x @ W``.
     """
     vocab, length, out = check_int("vocab", vocab), check_int("length", length), check_int("out", out)
     d_model, heads, ff = check_int("d_model", d_model), check_int("heads", heads), check_int("ff", ff)
-    max_steps = check_int("max_steps", max_steps)
+    max_ponder = check_int("max_ponder", max_ponder)
     if d_model % heads:
         raise ValueError(f"d_model ({d_model}) must be a multiple of heads ({heads})")
     halting_bias = check_float("halting_bias", halting_bias)
@@ -316,7 +317,7 @@ def init_params(*, vocab, length, out, d_model=32, heads=2, ff=64, max_steps=8, 
 
     P = {
         "embed": normal(vocab, d, scale=d ** -0.5), "pos": normal(length, d, scale=d ** -0.5),
-        "step": normal(max_steps, d, scale=d ** -0.5),
+        "step": normal(max_ponder, d, scale=d ** -0.5),
         "ln1_g": torch.ones(d, dtype=dtype), "ln1_b": torch.zeros(d, dtype=dtype),
         "W_q": normal(d, d, scale=d ** -0.5), "W_k": normal(d, d, scale=d ** -0.5),
         "W_v": normal(d, d, scale=d ** -0.5), "W_o": normal(d, d, scale=0.5 * d ** -0.5),
@@ -333,7 +334,8 @@ def init_params(*, vocab, length, out, d_model=32, heads=2, ff=64, max_steps=8, 
 
 
 def _shape(P):
-    """(vocab, length, d, max_steps) of a parameter dict, after checking its keys."""
+    """(vocab, length, d, steps) of a parameter dict, steps the number of step embeddings, after
+    checking its keys."""
     if not isinstance(P, dict) or set(P) != set(PARAM_KEYS):
         missing = sorted(set(PARAM_KEYS) - set(P)) if isinstance(P, dict) else PARAM_KEYS
         raise ValueError(f"params must be the dict of init_params, missing {missing}")
@@ -370,10 +372,10 @@ def read_out(P, o):
     return F.layer_norm(o, o.shape[-1:], P["lnf_g"], P["lnf_b"]) @ P["W_y"] + P["b_y"]
 
 
-def ut_forward(P, tokens, *, heads=2, depth=None, epsilon=0.01, max_steps=None, weights=remainder_weights):
+def ut_forward(P, tokens, *, heads=2, depth=None, epsilon=0.01, max_ponder=None, weights=remainder_weights):
     """The encoder on tokens (B, L) int64: logits (B, L, O) and the ``Pondered`` of its loop.
 
-    depth=None: ACT per position (``ponder_positions``) with the cap M = max_steps (default: the
+    depth=None: ACT per position (``ponder_positions``) with the cap M = max_ponder (default: the
     number of step embeddings). depth=D: a fixed-depth UT, the layer applied D times to every
     position (D <= the number of step embeddings) and the last state read out; its Pondered
     has N = D, R = 0, p one-hot on step D and h = 0 (there is no halting unit).
@@ -395,10 +397,10 @@ def ut_forward(P, tokens, *, heads=2, depth=None, epsilon=0.01, max_steps=None, 
         return layer_step(P, z, n, heads)
 
     if depth is None:
-        M = steps if max_steps is None else check_int("max_steps", max_steps)
+        M = steps if max_ponder is None else check_int("max_ponder", max_ponder)
         if M > steps:
-            raise ValueError(f"max_steps ({M}) is more than the {steps} step embeddings")
-        r = ponder_positions(z0, step, P["w_h"], P["b_h"], epsilon=epsilon, max_steps=M, weights=weights)
+            raise ValueError(f"max_ponder ({M}) is more than the {steps} step embeddings")
+        r = ponder_positions(z0, step, P["w_h"], P["b_h"], epsilon=epsilon, max_ponder=M, weights=weights)
         return read_out(P, r.out), r
     depth = check_int("depth", depth)
     if depth > steps:
@@ -418,7 +420,7 @@ def ut_forward(P, tokens, *, heads=2, depth=None, epsilon=0.01, max_steps=None, 
 # ---------------------------------------------------------------------------------------------
 
 TASK_DEFAULTS = dict(length=8, values=4, max_depth=5)
-MODEL_DEFAULTS = dict(d_model=32, heads=2, ff=64, max_steps=8, halting_bias=1.0)
+MODEL_DEFAULTS = dict(d_model=32, heads=2, ff=64, max_ponder=8, halting_bias=1.0)
 
 
 def loss_terms(logits, pondered, targets, tau):
@@ -430,7 +432,7 @@ def loss_terms(logits, pondered, targets, tau):
                     kind="softmax", heads=1, tau=tau)
 
 
-def evaluate(P, tokens, targets, depth, *, heads=2, model_depth=None, epsilon=0.01, max_steps=None,
+def evaluate(P, tokens, targets, depth, *, heads=2, model_depth=None, epsilon=0.01, max_ponder=None,
              weights=remainder_weights):
     """Measure the encoder on a held-out set, overall and per chain depth (no gradient).
 
@@ -443,7 +445,7 @@ def evaluate(P, tokens, targets, depth, *, heads=2, model_depth=None, epsilon=0.
     """
     with torch.no_grad():
         logits, r = ut_forward(P, torch.as_tensor(tokens), heads=heads, depth=model_depth, epsilon=epsilon,
-                               max_steps=max_steps, weights=weights)
+                               max_ponder=max_ponder, weights=weights)
     wrong = (logits.argmax(dim=-1) != torch.as_tensor(targets)).numpy()
     N = r.N.numpy().astype(np.float64)
     rho = N + r.R.double().numpy()

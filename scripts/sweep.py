@@ -3,8 +3,8 @@
     python scripts/sweep.py --name parity16 --task parity --bits 16 --hidden 128 --lr 1e-3 \\
         --iterations 3000 --taus 1e-4,1e-3,1e-2,1e-1 --seeds 3
 
-The runs train as populations by default (``--engine pool``: one process per run). Options,
-files and guarantees: ``act_experiments/sweeps/launch.py`` or ``python scripts/sweep.py --help``.
+The runs train as populations by default (``--engine population``); ``--engine pool`` trains one
+process per run. Options, files and guarantees: ``act_experiments/sweeps/launch.py`` or ``python scripts/sweep.py --help``.
 """
 
 from act_experiments.sweeps.launch import main

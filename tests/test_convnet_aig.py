@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from act_beyond import convnet_aig as aig
-from act_experiments.experiments import convnet_aig as aig_runs
+from act_experiments.experiments import convnet_aig as aig_experiment
 from act_experiments.tables import read_csv
 
 
@@ -265,7 +265,7 @@ def test_the_digits_split(digits):
 def test_training_learns_and_pulls_the_rate_towards_the_target(digits):
     small = {"x_train": digits["x_train"][:256], "y_train": digits["y_train"][:256]}
     plain = aig.build("none", blocks=2, channels=4, seed=0, convs=1)
-    history = aig_runs.train(plain, small, iterations=60, batch_size=64, lr=3e-2, seed=0, log_every=20)
+    history = aig_experiment.train(plain, small, iterations=60, batch_size=64, lr=3e-2, seed=0, log_every=20)
     assert [h["iteration"] for h in history] == [20, 40, 60]
     # seeds 0-2 end at 1.0-1.3
     assert history[-1]["ce"] < 0.75 * math.log(10), "the cross-entropy should fall well below chance's log 10"
@@ -273,11 +273,11 @@ def test_training_learns_and_pulls_the_rate_towards_the_target(digits):
     assert not plain.training
     # about 85% of the gates start open; a target of 0.1 closes most of them
     net = aig.build("hard", blocks=3, channels=4, seed=0, convs=1)
-    history = aig_runs.train(net, small, target_rate=0.1, rate_weight=4.0, iterations=40, batch_size=64, lr=1e-2,
+    history = aig_experiment.train(net, small, target_rate=0.1, rate_weight=4.0, iterations=40, batch_size=64, lr=1e-2,
                         seed=0, log_every=20)
     assert history[-1]["executed"] < 0.3
     again = aig.build("hard", blocks=3, channels=4, seed=0, convs=1)
-    assert aig_runs.train(again, small, target_rate=0.1, rate_weight=4.0, iterations=40, batch_size=64, lr=1e-2,
+    assert aig_experiment.train(again, small, target_rate=0.1, rate_weight=4.0, iterations=40, batch_size=64, lr=1e-2,
                      seed=0, log_every=20) == history
     result = aig.evaluate(net, digits["x_test"][:100], digits["y_test"][:100])
     assert result["z"].shape == (100, 3) and result["predictions"].shape == (100,)
@@ -296,7 +296,7 @@ def test_train_refuses_bad_arguments(digits):
     for kwargs, name in ((dict(iterations=0), "iterations"), (dict(rate_weight=-1.0), "rate_weight"),
                          (dict(target_rate=2.0), "target_rate"), (dict(batch_size=1), "batch_size")):
         with pytest.raises(ValueError, match=name):
-            aig_runs.train(net, digits, **kwargs)
+            aig_experiment.train(net, digits, **kwargs)
 
 
 def test_class_block_usage():
@@ -351,7 +351,7 @@ def test_the_sweep_redraws_its_figures_from_the_committed_csvs(tmp_path, capsys)
 def tiny_sweep(out, monkeypatch, stop_at=None, **kw):
     """The sweep of seed 0, rate 0.5 and depth 0 at 3 iterations (three networks) through run();
     returns the networks trained. A KeyboardInterrupt stops it as it starts network ``stop_at``."""
-    real, calls = aig_runs.run_one, []
+    real, calls = aig_experiment.run_one, []
 
     def counted(kind, seed, data, target_rate=None, blocks=None, settings=None):
         if len(calls) + 1 == stop_at:
@@ -359,9 +359,9 @@ def tiny_sweep(out, monkeypatch, stop_at=None, **kw):
         calls.append(kind)
         return real(kind, seed, data, target_rate=target_rate, blocks=blocks, settings=settings)
 
-    monkeypatch.setattr(aig_runs, "run_one", counted)
+    monkeypatch.setattr(aig_experiment, "run_one", counted)
     try:
-        aig_runs.run(out, (0,), (0.5,), (0,), dict(aig_runs.SETTINGS, iterations=kw.pop("iterations", 3)),
+        aig_experiment.run(out, (0,), (0.5,), (0,), dict(aig_experiment.SETTINGS, iterations=kw.pop("iterations", 3)),
                      log=lambda line: None, **kw)
     finally:
         monkeypatch.undo()

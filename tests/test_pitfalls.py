@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from act_beyond import pitfalls as pf
-from act_experiments.experiments import pitfalls as pitfall_runs
+from act_experiments.experiments import pitfalls as pitfalls_experiment
 from act_numpy.params import init_params
 from act_torch.act import act_forward
 
@@ -347,15 +347,15 @@ def test_bad_arguments_name_the_argument():
     with pytest.raises(ValueError, match="max_ponder"):
         pf.halting_from_values([0.5], max_ponder=0)
     with pytest.raises(ValueError, match="pitfall"):
-        pitfall_runs.train_variant("no such bug")
+        pitfalls_experiment.train_variant("no such bug")
     with pytest.raises(ValueError, match="iterations"):
-        pitfall_runs.train_variant("correct", iterations=-1)
+        pitfalls_experiment.train_variant("correct", iterations=-1)
     with pytest.raises(ValueError, match="lr"):
-        pitfall_runs.train_variant("correct", lr=float("nan"))
+        pitfalls_experiment.train_variant("correct", lr=float("nan"))
     with pytest.raises(ValueError, match="prefix"):
-        pitfall_runs.train_variant("parity prefix", task="logic", iterations=1)
+        pitfalls_experiment.train_variant("parity prefix", task="logic", iterations=1)
     with pytest.raises(ValueError, match="option"):
-        pitfall_runs.train_variant("correct", task_options={"bitz": 3})
+        pitfalls_experiment.train_variant("correct", task_options={"bitz": 3})
 
 
 def test_every_gallery_entry_names_what_it_breaks():
@@ -371,16 +371,16 @@ SMALL = dict(task_options={"bits": 4}, hidden=8, batch_size=16, iterations=6, ev
 
 
 def test_train_variant_records_and_tells_the_bugs_apart():
-    ok = pitfall_runs.train_variant("correct", **SMALL)
+    ok = pitfalls_experiment.train_variant("correct", **SMALL)
     assert [e["iteration"] for e in ok["evals"]] == [0, 3, 6]
     last = ok["evals"][-1]
     assert 0 <= last["error"] <= 1 and last["ponder"] >= 1 and last["weight_sum"] == pytest.approx(1.0)
     assert last["grad_data"] > 0 and last["grad_ponder"] > 0
     # the strict test never meets a sum equal to 1 - eps here: the same run, number for number
-    assert pitfall_runs.train_variant("halts on >", **SMALL)["evals"] == ok["evals"]
-    plain = pitfall_runs.train_variant("plain average", **SMALL)["evals"]
+    assert pitfalls_experiment.train_variant("halts on >", **SMALL)["evals"] == ok["evals"]
+    plain = pitfalls_experiment.train_variant("plain average", **SMALL)["evals"]
     assert all(e["grad_data"] == 0.0 for e in plain[1:]) and plain[-1]["grad_ponder"] > 0
-    detached = pitfall_runs.train_variant("ponder detached", **SMALL)["evals"]
+    detached = pitfalls_experiment.train_variant("ponder detached", **SMALL)["evals"]
     assert all(e["grad_ponder"] == 0.0 for e in detached[1:])
-    prefix = pitfall_runs.train_variant("parity prefix", **SMALL)["evals"][-1]
+    prefix = pitfalls_experiment.train_variant("parity prefix", **SMALL)["evals"][-1]
     assert "error_random" in prefix

@@ -7,11 +7,12 @@ import torch
 import torch.nn.functional as F
 
 from act_beyond import pondernet as pn
-from act_experiments.experiments import pondernet as pondernet_runs
+from act_experiments.experiments import pondernet as pondernet_experiment
 from act_experiments.plots import pondernet as pondernet_plots
 from act_experiments.data import tasks
 from act_experiments.tables import read_csv
 from act_experiments.training import loop
+from act_experiments.training.pondernet_population import PonderNetPopulation, initial_params
 from act_torch.act import act_forward
 
 
@@ -20,7 +21,7 @@ def t64(*values):
 
 
 def small_params(seed=0, D=5, H=7, O=1, cell="rnn", halting_bias=-1.0):
-    return pondernet_runs.initial_params(D, H, O, seed, cell=cell, halting_bias=halting_bias)
+    return initial_params(D, H, O, seed, cell=cell, halting_bias=halting_bias)
 
 
 def parity(n, bits=5, seed=0, **options):
@@ -266,7 +267,7 @@ def test_loss_gradient_through_the_parameters():
 # ---------------------------------------------------------------------------------------------
 
 def test_population_starts_where_act_starts_and_reads_its_data():
-    pop = pondernet_runs.PonderNetPopulation([{"seed": 3}], task_options={"bits": 6}, hidden=8, max_steps=4)
+    pop = PonderNetPopulation([{"seed": 3}], task_options={"bits": 6}, hidden=8, max_steps=4)
     config = loop.make_config({"task": "parity", "bits": 6, "hidden": 8, "seed": 3})
     act_init = loop.init_parameters(config)
     for k, v in pop.member_params(0).items():
@@ -280,8 +281,8 @@ def test_population_starts_where_act_starts_and_reads_its_data():
 def test_population_members_train_as_alone_and_learn_the_range():
     options = {"bits": 5, "max_nonzero": 2}
     members = [{"seed": 0, "beta": 0.01}, {"seed": 1, "beta": 0.1, "lambda_p": 0.4, "lr": 3e-3}]
-    pop = pondernet_runs.PonderNetPopulation(members, task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
-    alone = pondernet_runs.PonderNetPopulation(members[1:], task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
+    pop = PonderNetPopulation(members, task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
+    alone = PonderNetPopulation(members[1:], task_options=options, hidden=8, max_steps=4, batch_size=16, dtype="float64")
     for _ in range(3):
         stats = pop.train_step()
         single = alone.train_step()
@@ -309,22 +310,22 @@ def test_evaluate_act_matches_act_forward():
 def test_population_refuses_bad_arguments():
     options = {"bits": 4}
     with pytest.raises(ValueError, match="members"):
-        pondernet_runs.PonderNetPopulation([], task_options=options)
+        PonderNetPopulation([], task_options=options)
     with pytest.raises(ValueError, match="seed"):
-        pondernet_runs.PonderNetPopulation([{"beta": 0.1}], task_options=options)
+        PonderNetPopulation([{"beta": 0.1}], task_options=options)
     with pytest.raises(ValueError, match="beta"):
-        pondernet_runs.PonderNetPopulation([{"seed": 0, "beta": -0.1}], task_options=options)
+        PonderNetPopulation([{"seed": 0, "beta": -0.1}], task_options=options)
     with pytest.raises(ValueError, match="lambda_p"):
-        pondernet_runs.PonderNetPopulation([{"seed": 0, "lambda_p": 1.0}], task_options=options)
+        PonderNetPopulation([{"seed": 0, "lambda_p": 1.0}], task_options=options)
     with pytest.raises(ValueError, match="lr"):
-        pondernet_runs.PonderNetPopulation([{"seed": 0, "lr": 0}], task_options=options)
+        PonderNetPopulation([{"seed": 0, "lr": 0}], task_options=options)
     with pytest.raises(ValueError, match="max_nonzero"):
-        pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options={"bits": 4, "max_nonzero": 5})
+        PonderNetPopulation([{"seed": 0}], task_options={"bits": 4, "max_nonzero": 5})
     with pytest.raises(ValueError, match="dtype"):
-        pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options=options, dtype="float16")
+        PonderNetPopulation([{"seed": 0}], task_options=options, dtype="float16")
     with pytest.raises(ValueError, match="hidden"):
-        pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options=options, hidden=0)
-    pop = pondernet_runs.PonderNetPopulation([{"seed": 0}], task_options=options, hidden=4)
+        PonderNetPopulation([{"seed": 0}], task_options=options, hidden=0)
+    pop = PonderNetPopulation([{"seed": 0}], task_options=options, hidden=4)
     with pytest.raises(ValueError, match="k must be"):
         pop.member_params(1)
 
@@ -338,7 +339,7 @@ TINY = dict(bits=4, train_max=2, hidden=4, batch_size=8, iterations=4, chunk=2, 
 
 
 def comparison(folder, settings=TINY, **kw):
-    return pondernet_runs.run_comparison(settings, work=folder / "work", out=folder / "out",
+    return pondernet_experiment.run_comparison(settings, work=folder / "work", out=folder / "out",
                                          progress=kw.pop("progress", None), **kw)
 
 
@@ -357,7 +358,7 @@ def test_comparison_tables_round_trip(tmp_path):
         key = (r["model"], r["knob"], r["seed"], r["count"])
         sums[key] = sums.get(key, 0.0) + r["p"]
     assert len(sums) == 6 * 4 and all(abs(v - 1) < 1e-5 for v in sums.values())
-    assert back == pondernet_runs.read_comparison(tmp_path / "out")
+    assert back == pondernet_experiment.read_comparison(tmp_path / "out")
     assert back["meta"]["settings"]["bits"] == 4 and len(back["runs"]) == 6
     assert back["runs"][0]["model"] in ("act", "pondernet") and isinstance(back["runs"][0]["seed"], int)
     act_knob, pn_knob = pondernet_plots.comparison_picks(back)
@@ -403,13 +404,13 @@ def test_a_stopped_comparison_resumes_to_the_same_tables(tmp_path, monkeypatch):
     assert comparison(tmp_path / "chunk")["meta"]["settings"]["iterations"] == 4
     assert files(tmp_path / "chunk") == straight
 
-    real = pondernet_runs.PonderNetPopulation.train_step
+    real = PonderNetPopulation.train_step
 
     def train_step(self):
         if self.iteration == 3:
             raise KeyboardInterrupt                                  # in the middle of the second chunk
         return real(self)
-    monkeypatch.setattr(pondernet_runs.PonderNetPopulation, "train_step", train_step)
+    monkeypatch.setattr(PonderNetPopulation, "train_step", train_step)
     with pytest.raises(KeyboardInterrupt):
         comparison(tmp_path / "step")
     monkeypatch.undo()
@@ -421,29 +422,29 @@ def test_a_stopped_comparison_resumes_to_the_same_tables(tmp_path, monkeypatch):
 
 
 def test_other_settings_are_refused_in_one_line_and_force_starts_over(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(pondernet_runs, "ROOT", tmp_path)
+    monkeypatch.setattr(pondernet_experiment, "ROOT", tmp_path)
     options = {**TINY, "seeds": (0,), "betas": (1e-2,)}
-    pondernet_runs.run(options, "tiny", progress=None)
+    pondernet_experiment.run(options, "tiny", progress=None)
     before = (tmp_path / "results" / "tiny" / "curves.csv").read_text()
     argv = ["--name", "tiny", "--bits", "4", "--train-max", "2", "--hidden", "4", "--batch-size", "8",
             "--iterations", "6", "--chunk", "2", "--seeds", "0", "--taus", "0.01", "--betas", "0.01",
             "--max-steps", "3", "--eval-size", "24"]
-    assert pondernet_runs.main(argv) == 2
+    assert pondernet_experiment.main(argv) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "other settings" in err and "--force" in err, err
     assert (tmp_path / "results" / "tiny" / "curves.csv").read_text() == before
 
     def stopped(*args, **kwargs):
         raise loop.Stopped(15, 2)                   # what ACT's runs raise after a SIGTERM
-    monkeypatch.setattr(pondernet_runs, "run_comparison", stopped)
-    assert pondernet_runs.main(argv + ["--force"]) == 143
+    monkeypatch.setattr(pondernet_experiment, "run_comparison", stopped)
+    assert pondernet_experiment.main(argv + ["--force"]) == 143
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "the same command continues" in err, err
     monkeypatch.undo()
-    monkeypatch.setattr(pondernet_runs, "ROOT", tmp_path)
-    tables = pondernet_runs.run({**options, "iterations": 6}, "tiny", force=True, progress=None)
+    monkeypatch.setattr(pondernet_experiment, "ROOT", tmp_path)
+    tables = pondernet_experiment.run({**options, "iterations": 6}, "tiny", force=True, progress=None)
     assert {r["iteration"] for r in tables["curves"]} == {2, 4, 6}
-    assert pondernet_runs.PonderNetPopulation([{"seed": 0, "beta": 1e-2, "lambda_p": 0.2, "lr": 1e-2}],
+    assert PonderNetPopulation([{"seed": 0, "beta": 1e-2, "lambda_p": 0.2, "lr": 1e-2}],
                                               task_options={"bits": 4, "max_nonzero": 2}, hidden=4, max_steps=3,
                                               batch_size=8).restore(
         tmp_path / "runs" / "pondernet" / "tiny" / "pondernet.npz")["iteration"] == 6

@@ -400,13 +400,13 @@ def test_universal_transformer_numbers_quoted_in_notebook_13():
 
 
 def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
-    from act_experiments.experiments import pitfalls as pitfall_runs
-    rows, meta = pitfall_runs.read("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
+    from act_experiments.experiments import pitfalls as pitfalls_experiment
+    rows, meta = pitfalls_experiment.read("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
     text = (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
-    for name, s in pitfall_runs.summarise(rows).items():
+    for name, s in pitfalls_experiment.summarise(rows).items():
         e, p = s["error"], s["ponder"]
         assert (f"| {name} | {e[0]:.3f} ({e[1]:.3f}–{e[2]:.3f}) | {p[0]:.2f} ({p[1]:.2f}–{p[2]:.2f}) |") in text, name
-    ends = {(r["pitfall"], r["seed"]): r for r in pitfall_runs.final_evals(rows)}
+    ends = {(r["pitfall"], r["seed"]): r for r in pitfalls_experiment.final_evals(rows)}
     fewer = sum(ends["ponder sums h", s]["ponder"] < ends["correct", s]["ponder"] for s in range(meta["seeds"]))
     assert f"only {fewer} of the {meta['seeds']} seeds ponder less" in text
 
@@ -456,10 +456,10 @@ def test_notebook_05_quotes_the_measured_checks():
 
 
 def test_notebook_05_describes_the_sweep_it_shows():
-    # section 5 shows plot_parity.largest_sweep(); the text must name that sweep and its settings
+    # section 5 shows parity.largest_sweep(); the text must name that sweep and its settings
     from act_experiments.training import config
-    from act_experiments.experiments import parity as plot_parity
-    shown = plot_parity.largest_sweep()
+    from act_experiments.experiments import parity
+    shown = parity.largest_sweep()
     assert shown == "parity16_gpu"
     text = markdown("05_")
     assert f"today `results/{shown}/`." in text
@@ -892,9 +892,9 @@ def test_readme_quotes_the_gpu_parity_sweep():
     failed = [int(r["max_ponder"]) for r in runs("parity16_gpu")
               if r["act"] == "1" and float(r["tau"]) <= 1e-3 and float(r["sequence_error"]) > 0.2]
     assert max(failed) < 100 and f"(up to {min(failed)}–{max(failed)} updates, below the cap)" in row
-    from act_experiments.experiments import parity as plot_parity
+    from act_experiments.experiments import parity
     from act_experiments.sweeps.reading import load_sweep
-    rise = [c for c in plot_parity.paper_comparison(load_sweep("parity16_gpu")) if c["claim"].startswith("ponder vs bits")]
+    rise = [c for c in parity.paper_comparison(load_sweep("parity16_gpu")) if c["claim"].startswith("ponder vs bits")]
     assert len(rise) == 1 and not rise[0]["agrees"] and "ponder rises little with the bits (at most about one update), not linearly" in row
     ponder = ponder_per_difficulty("parity16_gpu")
     best = sorted(runs("parity16_gpu"), key=lambda r: float(r["sequence_error"]))[:3]

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from act_experiments.training import cli, evaluation, loop
+from act_experiments.training import checkpoints, cli, evaluation, loop
 from act_experiments.data import tasks
 
 torch = pytest.importorskip("torch")
@@ -125,13 +125,16 @@ def test_log_and_summary_fields(tmp_path, backend):
     final = summary["final_eval"]
     assert final["sequence_error"] == evals[-1]["sequence_error"]
     assert final["mean_ponder"] == evals[-1]["mean_ponder"]
+    assert final["max_N"] == evals[-1]["max_N"] and "max_ponder" not in final       # the code's name
     # error and ponder per number of non-zero bits, over the 16 held-out sequences
     diff = final["by_difficulty"]
     assert sum(d["count"] for d in diff) == 16
     assert all(1 <= d["difficulty"] <= 6 and 0 <= d["error"] <= 1 and d["ponder"] >= 1 for d in diff)
     assert summary["time_s"] > 0 and summary["config"]["task_options"] == {"bits": 6}
     on_disk = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert on_disk["final_eval"] == final and on_disk["backend"] == backend
+    assert on_disk["final_eval"] == checkpoints.to_file(final) and on_disk["backend"] == backend
+    assert "max_ponder" in on_disk["final_eval"] and "max_N" not in on_disk["final_eval"]   # the file's name
+    assert checkpoints.read_summary(tmp_path / "run" / "summary.json")["final_eval"] == final
     assert (tmp_path / "run" / "checkpoint.npz").exists()
 
 

@@ -2,6 +2,7 @@
 (against act_torch's ACT, against the controlled-halting cases, and with a cap that drops R), the
 carried-forward states of halted positions, the encoder, and a short training run."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import torch
 
 from act_beyond import pitfalls
 from act_beyond import universal_transformer as ut
-from act_experiments.experiments import universal_transformer as ut_runs
+from act_experiments.experiments import universal_transformer as ut_experiment
 from act_numpy.params import init_params as act_init_params
 from act_torch.act import act_forward
 
@@ -36,7 +37,7 @@ def given_halting(values):
 
 
 def small_model(seed=0, length=5, values=3, **model):
-    options = {**dict(d_model=8, heads=2, ff=12, max_steps=5), **model}
+    options = {**dict(d_model=8, heads=2, ff=12, max_ponder=5), **model}
     P = ut.init_params(vocab=ut.vocab_size(length, values), length=length, out=values,
                        generator=torch.Generator().manual_seed(seed), dtype=torch.float64, **options)
     tokens, targets, depth = ut.make_chains(np.random.default_rng(seed), 6, length=length, values=values, max_depth=3)
@@ -111,7 +112,7 @@ CASES = {
 def test_controlled_cases_position_by_position():
     values = torch.tensor([[CASES[k][0] for k in "ABCD"]], dtype=torch.float64)      # (1, 4, 6)
     z0, step, w_h, b_h = given_halting(values)
-    r = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_steps=100)
+    r = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_ponder=100)
     assert r.steps == 4                                  # the loop stops when the last position halts
     for i, k in enumerate("ABCD"):
         _, N, p = CASES[k]
@@ -132,7 +133,7 @@ def test_a_worked_example_like_notebook_01s():
     # (0.1, 0.3, 0.5): the sum lands on 1 - eps = 0.9 exactly, which the round trip through the
     # halting unit's sigmoid does not keep to the last bit; 0.55 halts at the same step
     z0, step, w_h, b_h = given_halting([[[0.1, 0.3, 0.55, 0.5]]])
-    r = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.1, max_steps=100)
+    r = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.1, max_ponder=100)
     assert int(r.N) == 3
     np.testing.assert_allclose(r.p[0, 0].detach().numpy(), [0.1, 0.3, 0.6], atol=1e-12)
     np.testing.assert_allclose(float(r.R.detach()), 0.6)
@@ -140,27 +141,27 @@ def test_a_worked_example_like_notebook_01s():
 
 def test_case_E_the_cap_keeps_the_remainder_and_the_pitfalls_drop_it():
     z0, step, w_h, b_h = given_halting([[[0.02] * 8]])
-    right = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_steps=6)
+    right = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_ponder=6)
     assert int(right.N) == 6 and bool(right.capped) and right.steps == 6
     np.testing.assert_allclose(right.p[0, 0].detach().numpy(), [0.02] * 5 + [0.9], atol=1e-12)
     np.testing.assert_allclose(float(right.R.detach()), 0.9)
     (g_right,) = torch.autograd.grad((right.N + right.R).sum(), right.h)
     np.testing.assert_array_equal(g_right[0, 0].numpy(), [-1.0] * 5 + [0.0])
 
-    zero = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_steps=6, weights=pitfalls.cap_zero_remainder_weights)
+    zero = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_ponder=6, weights=pitfalls.cap_zero_remainder_weights)
     assert int(zero.N) == 6 and float(zero.R.detach()) == 0.0
     np.testing.assert_allclose(float(zero.p.detach().sum()), 0.1)                   # the weights lose R = 0.9
     (g_zero,) = torch.autograd.grad((zero.N + zero.R).sum(), zero.h, allow_unused=True)
     assert g_zero is None or torch.all(g_zero == 0)                       # no ponder gradient at the cap
-    last = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_steps=6,
+    last = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_ponder=6,
                                weights=pitfalls.cap_without_remainder_weights)
     np.testing.assert_allclose(last.p[0, 0].detach().numpy(), [0.02] * 6, atol=1e-12)    # h^M instead of R
     # the output state is sum p c: with a state of 1 at every step it is the sum of the weights
     ones = lambda z, n: torch.ones_like(z) * 4.0             # h = sigmoid(4) = 0.982: halts at step 2
     z1 = torch.zeros(1, 1, 1, dtype=torch.float64)
-    r = ut.ponder_positions(z1, ones, w_h, b_h, max_steps=1, weights=pitfalls.cap_zero_remainder_weights)
+    r = ut.ponder_positions(z1, ones, w_h, b_h, max_ponder=1, weights=pitfalls.cap_zero_remainder_weights)
     assert float(r.out.detach()) == 0.0                               # capped at M = 1 and nothing kept
-    r = ut.ponder_positions(z1, ones, w_h, b_h, max_steps=1)
+    r = ut.ponder_positions(z1, ones, w_h, b_h, max_ponder=1)
     assert float(r.out.detach()) == 4.0                               # p^1 = R = 1: the state itself
 
 
@@ -173,7 +174,7 @@ def test_one_position_with_an_rnn_step_is_act():
         params["W_h"].mul_(3.0)                              # halting units that differ from row to row
     x = torch.tensor(rng.normal(size=(B, L, D)))
     r = ut.ponder_positions(torch.zeros(B, L, H, dtype=torch.float64), ut.rnn_step(x, params),
-                            params["W_h"], params["b_h"], epsilon=0.01, max_steps=20)
+                            params["W_h"], params["b_h"], epsilon=0.01, max_ponder=20)
     y_ut = r.out @ params["W_y"] + params["b_y"]
     record = {}
     y_act, N_act, R_act = act_forward(x.reshape(B * L, 1, D), params, cell="rnn", epsilon=0.01, max_ponder=20,
@@ -197,7 +198,7 @@ def test_independent_positions_are_act_row_by_row():
     params["W_h"] = params["W_h"] * 4.0
     x = torch.tensor(rng.normal(size=(B, L, D)))
     r = ut.ponder_positions(torch.zeros(B, L, H, dtype=torch.float64), ut.rnn_step(x, params),
-                            params["W_h"], params["b_h"], max_steps=10)
+                            params["W_h"], params["b_h"], max_ponder=10)
     y_act, N_act, R_act = act_forward(x.reshape(B * L, 1, D), params, max_ponder=10)
     np.testing.assert_array_equal(r.N.reshape(-1).numpy(), N_act[:, 0].numpy())
     torch.testing.assert_close(r.R.reshape(-1), R_act[:, 0])
@@ -220,7 +221,7 @@ def test_halted_positions_are_carried_forward_unchanged():
     W = torch.randn(d, d, generator=g, dtype=torch.float64)
     w_h = 2.0 * torch.randn(d, 1, generator=g, dtype=torch.float64)
     seen = []
-    r = ut.ponder_positions(z0, mixing_step(W, seen), w_h, torch.zeros(1, dtype=torch.float64), max_steps=12)
+    r = ut.ponder_positions(z0, mixing_step(W, seen), w_h, torch.zeros(1, dtype=torch.float64), max_ponder=12)
     assert r.N.min() < r.N.max()                              # positions halt at different steps
     assert len(seen) == r.steps
     # the output is sum_n p^n c^n with the final p; a halted position shows it from then on
@@ -244,20 +245,20 @@ def test_gradcheck_through_the_halting_loop():
     probe = torch.randn(B, L, d, generator=g, dtype=torch.float64)
 
     def f(W, w_h, b_h):
-        r = ut.ponder_positions(z0, mixing_step(W), w_h, b_h, max_steps=6)
+        r = ut.ponder_positions(z0, mixing_step(W), w_h, b_h, max_ponder=6)
         return (r.out * probe).sum() + 0.3 * (r.N + r.R).sum()
 
-    N = ut.ponder_positions(z0, mixing_step(W), w_h, b_h, max_steps=6).N
+    N = ut.ponder_positions(z0, mixing_step(W), w_h, b_h, max_ponder=6).N
     assert N.min() < N.max()
     assert torch.autograd.gradcheck(f, (W, w_h, b_h))
 
 
 @pytest.mark.parametrize("kwargs, name", [
-    (dict(epsilon=0.0), "epsilon"), (dict(epsilon=1.0), "epsilon"), (dict(max_steps=0), "max_steps"),
+    (dict(epsilon=0.0), "epsilon"), (dict(epsilon=1.0), "epsilon"), (dict(max_ponder=0), "max_ponder"),
     (dict(weights=None), "weights"), (dict(step=3), "step")])
 def test_ponder_positions_bad_arguments(kwargs, name):
     with pytest.raises(ValueError, match="still running"):
-        ut.ponder_positions(*given_halting([[[0.1, 0.1]]]), max_steps=5)
+        ut.ponder_positions(*given_halting([[[0.1, 0.1]]]), max_ponder=5)
     with pytest.raises(ValueError, match="between 0 and 1"):
         given_halting([[1.0, 0.5]])
     z0, step, w_h, b_h = given_halting([[[0.5, 0.6]]])
@@ -292,7 +293,7 @@ def test_encoder_shapes_and_halting_properties():
 def test_act_with_cap_one_is_the_one_layer_encoder():
     """M = 1: N = 1 and p^1 = R = 1 everywhere, so the output is the fixed-depth-1 encoder's."""
     P, tokens, _, _ = small_model(seed=1)
-    a, r = ut.ut_forward(P, tokens, max_steps=1)
+    a, r = ut.ut_forward(P, tokens, max_ponder=1)
     b, _ = ut.ut_forward(P, tokens, depth=1)
     torch.testing.assert_close(a, b)
     assert torch.all(r.N == 1) and torch.all(r.R == 1)
@@ -325,7 +326,7 @@ def test_time_penalty_reaches_the_halting_bias():
 
 
 @pytest.mark.parametrize("kwargs, name", [
-    (dict(depth=6), "depth"), (dict(max_steps=6), "max_steps"), (dict(heads=3), "heads"), (dict(depth=0), "depth")])
+    (dict(depth=6), "depth"), (dict(max_ponder=6), "max_ponder"), (dict(heads=3), "heads"), (dict(depth=0), "depth")])
 def test_encoder_bad_arguments(kwargs, name):
     P, tokens, _, _ = small_model()
     with pytest.raises(ValueError, match=name):
@@ -345,25 +346,25 @@ def test_encoder_bad_arguments(kwargs, name):
 # ---------------------------------------------------------------------------------------------
 
 def test_training_is_seeded_and_shares_the_start():
-    small = dict(task=dict(length=5, values=3, max_depth=2), model=dict(d_model=8, ff=8, max_steps=4),
+    small = dict(task=dict(length=5, values=3, max_depth=2), model=dict(d_model=8, ff=8, max_ponder=4),
                  batch_size=8, eval_size=20, eval_every=2)
-    a = ut_runs.train_ut(iterations=3, seed=7, **small)
-    b = ut_runs.train_ut(iterations=3, seed=7, **small)
+    a = ut_experiment.train_ut(iterations=3, seed=7, **small)
+    b = ut_experiment.train_ut(iterations=3, seed=7, **small)
     for k in a["params"]:
         torch.testing.assert_close(a["params"][k], b["params"][k], rtol=0, atol=0)
     assert [e["iteration"] for e in a["evals"]] == [0, 2, 3]
     first = a["evals"][0]
     assert sum(r["count"] for r in first["by_depth"]) == 20 * 5
     assert first["weight_sum"] == pytest.approx(1.0) and first["capped"] == 0.0
-    fixed = ut_runs.train_ut(depth=2, iterations=0, seed=7, **small)
-    act = ut_runs.train_ut(iterations=0, seed=7, **small)
+    fixed = ut_experiment.train_ut(depth=2, iterations=0, seed=7, **small)
+    act = ut_experiment.train_ut(iterations=0, seed=7, **small)
     for k in act["params"]:
         torch.testing.assert_close(act["params"][k], fixed["params"][k], rtol=0, atol=0)
     assert fixed["evals"][0]["ponder"] == 2.0 and fixed["evals"][0]["loop_steps"] == 2
     with pytest.raises(ValueError, match="task"):
-        ut_runs.train_ut(iterations=0, task=dict(bits=3))
+        ut_experiment.train_ut(iterations=0, task=dict(bits=3))
     with pytest.raises(ValueError, match="lr"):
-        ut_runs.train_ut(iterations=0, lr=0.0)
+        ut_experiment.train_ut(iterations=0, lr=0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,21 +392,24 @@ def test_script_refuses_bad_input_in_one_line(argv, code, capsys):
 
 
 def test_the_experiment_runs_resumes_refuses_other_settings_and_plots(tmp_path, monkeypatch):
-    script = ut_runs
+    script = ut_experiment
     monkeypatch.setitem(script.EXPERIMENTS["cap"]["settings"], "eval_size", 30)
     monkeypatch.setitem(script.EXPERIMENTS["cap"]["settings"], "eval_every", 1)
     out = tmp_path / "results"
     lines = []
     script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)
     assert len(lines) == 3
-    rows, meta = ut_runs.read("cap", out)
+    rows, meta = ut_experiment.read("cap", out)
     assert {r["entry"] for r in rows} == set(script.WEIGHTS) and len(rows) == 3 * 3
-    assert meta["model"]["max_steps"] == 3 and meta["seeds"] == 1
+    assert meta["model"]["max_ponder"] == 3 and meta["seeds"] == 1 and {r["max_ponder"] for r in rows} == {3}
+    # the files keep the name the committed ones have for the cap (ut_experiment.FILE_NAMES)
+    assert "max_steps" in (out / "cap.csv").read_text().splitlines()[0].split(",")
+    assert json.loads((out / "cap.json").read_text())["model"]["max_steps"] == 3
     script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)          # nothing left to do
     assert len(lines) == 3
     with pytest.raises(ValueError, match="other settings"):
         script.run("cap", seeds=1, iterations=3, out=out)
-    s = ut_runs.summarise(rows)
+    s = ut_experiment.summarise(rows)
     assert s["remainder"]["weight_sum"][0] == pytest.approx(1.0) and s["remainder"]["seeds"] == 1
     paths = script.plot(out, tmp_path / "figures")
     assert [p.name for p in paths] == ["universal_transformer_cap.png"]

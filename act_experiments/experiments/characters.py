@@ -201,14 +201,14 @@ def plot_passage(codes, rho, title="", width=80, cmap="YlOrRd"):
     """The paper's Figure 23: a passage with the ponder of every byte, as a line above the text
     and as the colour behind each character.
 
-    codes, rho: (K, T), one row per chunk. The chunks are consecutive pieces of the text, each
+    codes, rho: (C, T), one row per chunk. The chunks are consecutive pieces of the text, each
     its own sequence (the state is reset at its start, marked by a red bar); they are laid end
     to end and wrapped into lines of ``width`` characters.
     """
     codes, rho = np.atleast_2d(codes), np.atleast_2d(rho)
-    K, T = codes.shape
+    C, T = codes.shape
     flat_codes, flat_rho = codes.ravel(), rho.ravel()
-    total = K * T
+    total = C * T
     width = min(width, total)
     lines = [np.arange(i, min(i + width, total)) for i in range(0, total, width)]
     lo, hi = float(flat_rho.min()), float(flat_rho.max())

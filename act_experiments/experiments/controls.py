@@ -51,7 +51,7 @@ CONTROLS = {
 
 
 def load_pair(task, controls=CONTROLS):
-    """{"control": the Control, "act": the ACT sweep, "fixed": the control sweep} (results.load_sweep)."""
+    """{"control": the Control, "act": the ACT sweep, "fixed": the control sweep} (reading.load_sweep)."""
     if task not in controls:
         raise ValueError(f"task must be one of {sorted(controls)}, got {task!r}")
     c = controls[task]

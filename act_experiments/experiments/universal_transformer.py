@@ -35,8 +35,8 @@ def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, ep
 
     depth=None: ACT per position with time penalty tau (eq. 12); depth=D: a fixed-depth UT
     (tau then multiplies the constant D and changes nothing). task: options of ut.make_chains
-    (ut.TASK_DEFAULTS); model: options of ut.init_params (ut.MODEL_DEFAULTS; max_steps is ACT's cap M and
-    the number of step embeddings). weights: the halting distribution (the paper's by default).
+    (ut.TASK_DEFAULTS); model: options of ut.init_params (ut.MODEL_DEFAULTS; max_ponder is ACT's cap M
+    and the number of step embeddings). weights: the halting distribution (the paper's by default).
 
     Seeds: the parameters come from torch.Generator().manual_seed(seed), the training batches
     from np.random.default_rng([seed, 1]) and the held-out set (eval_size rows) from
@@ -101,6 +101,28 @@ FIELDS = ("error", "sequence_error", "ponder", "rho", "loop_steps", "capped", "w
 TEXT = ("entry", "kind", "weights")
 
 
+# The cap M is max_ponder here as everywhere in the course; the committed files (the CSV column and
+# the JSON record's "settings" and "model") keep the name max_steps they were written with.
+FILE_NAMES = {"max_ponder": "max_steps"}
+
+
+def _renamed(value, names):
+    """``value`` with every dict key in ``names`` renamed, at any depth (the JSON record nests)."""
+    if isinstance(value, dict):
+        return {names.get(k, k): _renamed(v, names) for k, v in value.items()}
+    return value
+
+
+def to_file(value):
+    """A row or the JSON record with the files' names (FILE_NAMES)."""
+    return _renamed(value, FILE_NAMES)
+
+
+def from_file(value):
+    """A row or the JSON record read from a file, with the code's names (the inverse of to_file)."""
+    return _renamed(value, {v: k for k, v in FILE_NAMES.items()})
+
+
 def flat_eval(e):
     """An ``ut.evaluate`` record as one flat row: its fields, then error_d<k> and ponder_d<k> per depth k."""
     row = {k: e[k] for k in ("iteration",) + FIELDS}
@@ -112,9 +134,11 @@ def flat_eval(e):
 
 def read(name, folder=None):
     """(rows, meta) of the committed experiment ``name`` ("compute" or "cap"): one row per evaluation
-    of every run (entry, kind, tau, depth, max_steps, weights, seed, iteration, the FIELDS, error_d<k>,
-    ponder_d<k>), numbers as floats or ints (None where empty), and the settings it ran with."""
-    return runner.read(name, COMMITTED if folder is None else folder, TEXT, SCRIPT)
+    of every run (entry, kind, tau, depth, max_ponder, weights, seed, iteration, the FIELDS, error_d<k>,
+    ponder_d<k>), numbers as floats or ints (None where empty), and the settings it ran with; names
+    as the code has them (from_file: the files' max_steps is max_ponder)."""
+    rows, meta = runner.read(name, COMMITTED if folder is None else folder, TEXT, SCRIPT)
+    return [from_file(r) for r in rows], from_file(meta)
 
 
 def final_rows(rows):
@@ -124,13 +148,13 @@ def final_rows(rows):
 
 def summarise(rows, columns=None):
     """{entry: {column: (mean, lowest, highest) over the seeds' last evaluations, "seeds": n, and the
-    entry's kind, tau, depth, max_steps and weights}}, entries in the order of the rows."""
+    entry's kind, tau, depth, max_ponder and weights}}, entries in the order of the rows."""
     ends = final_rows(rows)
-    columns = columns or [c for c in rows[0] if c not in TEXT + ("tau", "depth", "max_steps", "seed", "iteration")]
+    columns = columns or [c for c in rows[0] if c not in TEXT + ("tau", "depth", "max_ponder", "seed", "iteration")]
     out = {}
     for entry in dict.fromkeys(r["entry"] for r in ends):
         mine = [r for r in ends if r["entry"] == entry]
-        s = {k: mine[0][k] for k in ("kind", "tau", "depth", "max_steps", "weights")}
+        s = {k: mine[0][k] for k in ("kind", "tau", "depth", "max_ponder", "weights")}
         for c in columns:
             values = [r[c] for r in mine if r.get(c) is not None]
             if values:
@@ -143,7 +167,7 @@ def summarise(rows, columns=None):
 # the names of notebook 11's gallery (act_beyond.pitfalls.PITFALLS)
 WEIGHTS = {"remainder": ut.remainder_weights, "cap drops R": pitfalls.cap_without_remainder_weights,
            "cap zero R": pitfalls.cap_zero_remainder_weights}
-COLUMNS = (("entry", "kind", "tau", "depth", "max_steps", "weights", "seed", "iteration") + FIELDS
+COLUMNS = (("entry", "kind", "tau", "depth", "max_ponder", "weights", "seed", "iteration") + FIELDS
            + tuple(f"error_d{k}" for k in DEPTHS) + tuple(f"ponder_d{k}" for k in DEPTHS))
 
 EXPERIMENTS = {
@@ -163,7 +187,7 @@ EXPERIMENTS = {
     "cap": {
         "seeds": 3,
         "settings": dict(iterations=1000, batch_size=64, lr=3e-3, eval_every=100, eval_size=1000, tau=1e-2,
-                         model={"max_steps": 3}),
+                         model={"max_ponder": 3}),
         "entries": {name: dict(weights=name) for name in WEIGHTS},
     },
 }
@@ -194,14 +218,15 @@ def run(name, seeds=None, iterations=None, entries=None, out=COMMITTED, force=Fa
         result = train_ut(seed=seed, **entry_kwargs(settings, spec["entries"][entry]))
         c = result["config"]
         head = dict(entry=entry, kind="fixed" if c["depth"] else "act", tau=c["tau"], depth=c["depth"],
-                    max_steps=c["max_steps"], weights=spec["entries"][entry].get("weights", "remainder"), seed=seed)
+                    max_ponder=c["max_ponder"], weights=spec["entries"][entry].get("weights", "remainder"), seed=seed)
         last = result["evals"][-1]
-        return ([{**head, **flat_eval(e)} for e in result["evals"]],
+        return ([to_file({**head, **flat_eval(e)}) for e in result["evals"]],
                 f"{entry:16s} seed {seed}: error {last['error']:.4f}, sequence error {last['sequence_error']:.3f}, "
                 f"ponder {last['ponder']:.2f} ({time.time() - t0:.0f} s)")
 
-    return runner.run_entries(name, meta, train, COLUMNS, out, entries_key="entries",
-                                  script=SCRIPT, force=force, log=log)
+    columns = [FILE_NAMES.get(c, c) for c in COLUMNS]           # the CSV's header, with the files' names
+    return runner.run_entries(name, to_file(meta), train, columns, out, entries_key="entries",
+                              script=SCRIPT, force=force, log=log)
 
 
 
@@ -308,7 +333,7 @@ def draw_cap(rows, meta):
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
     axes[0].legend(frameon=False, fontsize=8)
-    fig.suptitle(f"A cap of M = {meta['model']['max_steps']} steps, τ = {meta['settings']['tau']:g}: "
+    fig.suptitle(f"A cap of M = {meta['model']['max_ponder']} steps, τ = {meta['settings']['tau']:g}: "
                  f"the remainder kept or dropped ({meta['seeds']} seeds, one line style each)", fontsize=10)
     fig.tight_layout()
     return fig

@@ -12,7 +12,8 @@ repository's notebooks and subprocesses out of a grading kernel's reach; the run
 course folder. With nbgrader itself: ``student`` (scripts/student.py) writes the student edition
 and grades both editions, ``assignments`` (scripts/course.py) builds the course of one assignment
 per session, ``attacks`` (scripts/attacks.py) autogrades submissions that want the points without
-the algorithm, and honest ones.
+the algorithm, and honest ones. ``nbval_rule``: the pytest plugin with which nbval fails a graded
+check cell that writes to stderr, as nbgrader would score it 0 (conftest.py loads it).
 """
 
 from .guard import ACT_NUMPY, PACKAGES, by_hand, written_by_hand

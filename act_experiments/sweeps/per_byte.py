@@ -32,7 +32,7 @@ from act_experiments.data import tasks, text
 from act_experiments.training.checkpoints import load_checkpoint
 from act_experiments.training.config import EVAL_STREAM
 from act_experiments.tables import write_csv
-from act_experiments.sweeps.writing import run_record
+from act_experiments.sweeps.writing import run_record, write_runs
 
 PASSAGE_CHUNKS = 4          # the passage: this many consecutive chunks of seq_len bytes
 
@@ -76,7 +76,7 @@ def held_out_set(config):
 
 
 def passage_batch(config, chunks):
-    """(codes (K, T), x, y, mask): a fixed passage of held-out text as K consecutive chunks."""
+    """(codes (C, T), x, y, mask): a fixed passage of held-out text as C = ``chunks`` consecutive chunks."""
     T, data = config["task_options"]["seq_len"], config["task_options"]["data"]
     codes = text.passage(data, length=chunks * T + 1).astype(np.int64)
     rows = np.stack([codes[k * T:(k + 1) * T + 1] for k in range(chunks)])   # each one byte longer
@@ -129,7 +129,7 @@ def collect(jobs, out_dir, chunks=PASSAGE_CHUNKS):
         curves += run_curves
         classes += c
         passage += p
-    write_csv(out_dir / "runs.csv", runs, list(runs[0]))
+    write_runs(out_dir / "runs.csv", runs)
     write_csv(out_dir / "curves.csv", curves, ["run", "iteration", "bits_per_char", "mean_ponder"])
     write_csv(out_dir / "classes.csv", classes, list(classes[0]))
     write_csv(out_dir / "passage.csv", passage, list(passage[0]))

@@ -8,31 +8,37 @@
 The characters task writes its own files beside these (``act_experiments.sweeps.per_byte``).
 """
 
-import json
 import os
 import platform
 import sys
 from pathlib import Path
 
-from act_experiments.training.checkpoints import read_log
+from act_experiments.training.checkpoints import read_log, read_summary, to_file
 from act_experiments.training.config import upgrade, uses_act
 from act_experiments.tables import write_csv
 
+
 def run_record(run_id, folder, metric):
-    """One finished run as data: (row of runs.csv, rows of curves.csv, final evaluation).
+    """One finished run as data: (row of runs.csv, rows of curves.csv, final evaluation), fields
+    named as the code names them (max_N; ``write_runs`` gives runs.csv the files' names).
 
     metric: the error measure the run reports ("sequence_error"; "bits_per_char" for text).
     """
-    s = json.loads((Path(folder) / "summary.json").read_text())
+    s = read_summary(Path(folder) / "summary.json")
     cfg, ev = upgrade(s["config"]), s["final_eval"]
     act = uses_act(cfg)
     row = {"run": run_id, "tau": cfg["tau"] if act else None, "act": int(act), "seed": cfg["seed"],
-           metric: ev[metric], "mean_ponder": ev["mean_ponder"], "max_ponder": ev["max_ponder"],
+           metric: ev[metric], "mean_ponder": ev["mean_ponder"], "max_N": ev["max_N"],
            "loss": ev["loss"], "iterations": s["iterations"], "train_time_s": round(s["train_time_s"], 2),
            "fixed_ponder": cfg["fixed_ponder"]}
     curves = [{"run": run_id, "iteration": r["iteration"], metric: r[metric], "mean_ponder": r["mean_ponder"]}
               for r in read_log(Path(folder) / "log.jsonl") if r["kind"] == "eval"]
     return row, curves, ev
+
+
+def write_runs(path, runs):
+    """runs.csv from run_record's rows, with the names the files use (max_N is max_ponder there)."""
+    write_csv(path, [to_file(r) for r in runs], list(to_file(runs[0])))
 
 
 def collect(jobs, out_dir):
@@ -44,7 +50,7 @@ def collect(jobs, out_dir):
         runs.append(row)
         curves += run_curves
         difficulty += [{"run": run_id, **d} for d in ev["by_difficulty"]]
-    write_csv(out_dir / "runs.csv", runs, list(runs[0]))
+    write_runs(out_dir / "runs.csv", runs)
     write_csv(out_dir / "difficulty.csv", difficulty, ["run", "difficulty", "count", "error", "ponder"])
     write_csv(out_dir / "curves.csv", curves, ["run", "iteration", "sequence_error", "mean_ponder"])
     return runs

@@ -11,7 +11,8 @@ What a run writes into its output folder (``--out``):
     checkpoint.npz  parameters, optimiser state, iteration, data-generator state, the open log
                     window and how far the log had got: --resume continues exactly as if the
                     run had never stopped
-    summary.json    config, final evaluation (with error and ponder per difficulty), timings
+    summary.json    config, final evaluation (with error and ponder per difficulty; its largest
+                    N(t) is "max_ponder" here too, max_N in the code), timings
 
 Files are replaced in one step (``atomic_write``): a crash leaves the old file or the new one,
 never half of one. The log only grows, and a checkpoint records how many of its bytes it
@@ -114,6 +115,18 @@ def from_file(record):
     """A record read from a file with the names the code uses (the inverse of to_file)."""
     back = {v: k for k, v in FILE_NAMES.items()}
     return {back.get(k, k): v for k, v in record.items()}
+
+
+def summary_to_file(summary):
+    """A run's summary as summary.json holds it: its final evaluation with the files' names (to_file)."""
+    return {**summary, "final_eval": to_file(summary["final_eval"])}
+
+
+def read_summary(path):
+    """A run's summary.json as the training loop returned it: the final evaluation with the code's
+    names (from_file)."""
+    summary = json.loads(Path(path).read_text())
+    return {**summary, "final_eval": from_file(summary["final_eval"])}
 
 
 def open_log(path):

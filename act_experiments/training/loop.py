@@ -1,6 +1,6 @@
 """One training loop for both backends and for one run or a population: steps, evaluation, logs.
 
-    summary = training.run({"task": "parity", "bits": 8, "out": "runs/p8"}, TorchBackend)
+    summary = loop.run({"task": "parity", "bits": 8, "out": "runs/p8"}, TorchBackend)
 
 The command line over it is ``scripts/train.py`` (``act_experiments.training.cli``); the settings are
 ``act_experiments.training.config``'s, the files ``act_experiments.training.checkpoints``' and the stops
@@ -60,8 +60,8 @@ from tqdm import tqdm
 from act_experiments.data import tasks
 from act_experiments.tables import write_json
 from act_experiments.training.checkpoints import (Damaged, WriteFailed, load_checkpoint, log_at_checkpoint,
-                                                  open_log, read_log, save_checkpoint, to_file, truncate_log,
-                                                  writing)
+                                                  open_log, read_log, save_checkpoint, summary_to_file, to_file,
+                                                  truncate_log, writing)
 from act_experiments.training.config import (DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters,
                                              make_config, options_of, upgrade)
 from act_experiments.training.evaluation import Tally, by_difficulty, evaluate_runs, headline, text_tau
@@ -269,13 +269,14 @@ class _Run:
         self.saved_at = iteration
 
     def summary(self, backend_name, elapsed):
-        """The run's summary.json, from its final evaluation."""
+        """The run's summary, from its final evaluation (summary.json names max_N as the files do:
+        write_summary)."""
         fields, wrong, rho = self.final
         c = self.config
         return {
             "backend": backend_name,
             "iterations": c["iterations"],
-            "final_eval": {**to_file(fields), "by_difficulty": by_difficulty(c["task"], *self.held_out, wrong, rho)},
+            "final_eval": {**fields, "by_difficulty": by_difficulty(c["task"], *self.held_out, wrong, rho)},
             "time_s": self.time_before + elapsed,
             "train_time_s": self.train_time,
             "iterations_per_s": c["iterations"] / self.train_time if self.train_time > 0 else None,
@@ -285,7 +286,7 @@ class _Run:
     def write_summary(self, summary):
         path = self.out / "summary.json"
         with self.writing(path):
-            write_json(path, summary)
+            write_json(path, summary_to_file(summary))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -124,11 +124,11 @@ def test_the_pitfalls_experiment_trains_reads_and_draws_a_tiny_experiment(tmp_pa
     lines = []
     script.run("gallery", seeds=1, iterations=2, pitfalls=["correct", "plain average"], out=tmp_path, log=lines.append)
     assert len(lines) == 2
-    from act_experiments.experiments import pitfalls as pitfall_runs
-    rows, record = pitfall_runs.read("gallery", tmp_path)
+    from act_experiments.experiments import pitfalls as pitfalls_experiment
+    rows, record = pitfalls_experiment.read("gallery", tmp_path)
     assert {r["pitfall"] for r in rows} == {"correct", "plain average"} and len(rows) == 2 * 3
     assert record["settings"]["iterations"] == 2
-    summary = pitfall_runs.summarise(rows)
+    summary = pitfalls_experiment.summarise(rows)
     assert set(summary) == {"correct", "plain average"} and summary["correct"]["seeds"] == 1
     assert summary["plain average"]["grad_data"][2] == 0.0 < summary["correct"]["grad_data"][1]
     paths = script.plot(tmp_path, tmp_path / "figures")
