@@ -27,7 +27,8 @@ from pathlib import Path
 
 from act_experiments.figures import print_written
 from act_experiments.tables import append_rows, number, read_csv, write_csv, write_json
-from act_experiments.training.cli import OneLineParser
+from act_experiments.training.cli import OneLineParser, checked
+from act_numpy.checks import check_int
 
 def read(name, folder, text_columns, script):
     """(rows, meta) of experiment ``name`` in ``folder``.
@@ -206,8 +207,8 @@ def main(argv, *, script, description, experiments, entries_of, entry_option, ru
         if unknown:
             ap.exit(2, f"{script}: error: unknown {entry_option} {unknown}; {args.experiment} knows {known}\n")
         for option, value in (("--seeds", args.seeds), ("--iterations", args.iterations)):
-            if value is not None and value < 1:
-                ap.exit(2, f"{script}: error: {option} must be >= 1, got {value}\n")
+            if value is not None:
+                checked(ap, check_int, option, value)
         try:
             run(args.experiment, args.seeds, args.iterations, chosen, args.out, args.force)
         except ValueError as err:
