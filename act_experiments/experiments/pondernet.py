@@ -27,7 +27,7 @@ from act_experiments.data import tasks
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figures
 from act_experiments.plots import pondernet as pondernet_plots
-from act_experiments.tables import number, read_csv, write_csv, write_json
+from act_experiments.tables import numbers_in, read_csv, write_csv, write_json
 from act_experiments.training import checkpoints, config, loop
 from act_experiments.training.backends import TorchBackend
 from act_experiments.training.cli import OneLineParser, number_list
@@ -266,8 +266,7 @@ def read_comparison(folder):
     folder = Path(folder)
     if not (folder / "runs.csv").is_file():
         raise FileNotFoundError(f"no comparison in {folder} (expected the runs.csv scripts/pondernet.py writes)")
-    tables = {name: [{k: (v if k == "model" else number(v)) for k, v in row.items()}
-                     for row in read_csv(folder / f"{name}.csv")] for name in TABLES}
+    tables = {name: [numbers_in(row, ("model",)) for row in read_csv(folder / f"{name}.csv")] for name in TABLES}
     tables["meta"] = json.loads((folder / "comparison.json").read_text())
     return tables
 

@@ -17,7 +17,6 @@ seeds (scripts/pitfalls.py, scripts/universal_transformer.py), with ``read``, ``
 the ``run`` / ``plot`` command line ``main``.
 """
 
-import csv
 import json
 import platform
 import shlex
@@ -26,7 +25,7 @@ import time
 from pathlib import Path
 
 from act_experiments.figures import print_written
-from act_experiments.tables import append_rows, number, read_csv, write_csv, write_json
+from act_experiments.tables import append_rows, numbers_in, read_csv, write_csv, write_json
 from act_experiments.training.cli import OneLineParser, checked
 from act_numpy.checks import check_int
 
@@ -41,8 +40,7 @@ def read(name, folder, text_columns, script):
     csv_path, json_path = folder / f"{name}.csv", folder / f"{name}.json"
     if not csv_path.exists() or not json_path.exists():
         raise ValueError(f"no results for {name!r} in {folder}: run python {script} run {name}")
-    with open(csv_path, newline="") as f:
-        rows = [{k: (v if k in text_columns else number(v)) for k, v in row.items()} for row in csv.DictReader(f)]
+    rows = [numbers_in(row, text_columns) for row in read_csv(csv_path)]
     return rows, json.loads(json_path.read_text())
 
 
