@@ -227,21 +227,16 @@ def summarise(rows):
 
     error, ponder, rho, capped, ... from each run's last evaluation; grad_data and grad_ponder
     averaged over each run's probes first (the whole run); "seeds": how many runs."""
-    out = {}
+    out = runner.summarise(rows, ("error", "error_at_half", "error_random", "ponder", "rho", "max_N", "capped",
+                                  "weight_sum"), key="pitfall")
     ends = final_evals(rows)
-    for p in dict.fromkeys(r["pitfall"] for r in rows):
+    for p, entry in out.items():
         mine = [r for r in ends if r["pitfall"] == p]
-        entry = {}
-        for c in ("error", "error_at_half", "error_random", "ponder", "rho", "max_N", "capped", "weight_sum"):
-            values = [r[c] for r in mine if r.get(c) is not None]
-            if values:
-                entry[c] = (sum(values) / len(values), min(values), max(values))
         for c in ("grad_data", "grad_ponder"):
             per_run = _per_run_means(rows, mine, p, c)
             if per_run:
-                entry[c] = (sum(per_run) / len(per_run), min(per_run), max(per_run))
-        entry["seeds"] = len(mine)
-        out[p] = entry
+                entry[c] = runner.spread(per_run)
+        entry["seeds"] = entry.pop("seeds")          # kept the last field, after the gradients
     return out
 
 

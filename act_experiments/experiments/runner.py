@@ -2,7 +2,7 @@
 
     record = run_plan(out, plan, train, tables, meta, unit_of=..., record="sweep.json", ...)
     run_entries(name, meta, train, columns, out, entries_key="pitfalls", ...)   # entries x seeds
-    rows, meta = read(name, folder, text_columns, script);  final_rows(rows)
+    rows, meta = read(name, folder, text_columns, script);  final_rows(rows);  summarise(rows, columns)
     main(argv, ...)                                                              # run / plot
 
 An experiment is a *plan* of units (an (entry, seed) of the pitfall gallery, a (kind, rate,
@@ -14,7 +14,8 @@ time, summed over the calls. Nothing is lost when a run stops: running the exper
 back which units the CSV holds and trains only the others; a run with other settings is refused
 rather than mixed in, and ``force`` starts over. ``run_entries`` is the case of named entries x
 seeds (scripts/pitfalls.py, scripts/universal_transformer.py), with ``read``, ``final_rows`` and
-the ``run`` / ``plot`` command line ``main``.
+``summarise`` (mean, lowest and highest over the seeds) and the ``run`` / ``plot`` command line
+``main``.
 """
 
 import json
@@ -52,6 +53,29 @@ def final_rows(rows, key="entry"):
         if pair not in last or r["iteration"] > last[pair]["iteration"]:
             last[pair] = r
     return list(last.values())
+
+
+def spread(values):
+    """(mean, lowest, highest) of a non-empty list of numbers."""
+    return (sum(values) / len(values), min(values), max(values))
+
+
+def summarise(rows, columns, key="entry"):
+    """{row[key]: {column: (mean, lowest, highest), ..., "seeds": n}} over the final rows of each
+    entry's seeds (``final_rows``), entries in the order of the rows; a column that none of an
+    entry's final rows holds (None or absent) is left out of its summary."""
+    ends = final_rows(rows, key)
+    out = {}
+    for entry in dict.fromkeys(r[key] for r in ends):
+        mine = [r for r in ends if r[key] == entry]
+        summary = {}
+        for c in columns:
+            values = [r[c] for r in mine if r.get(c) is not None]
+            if values:
+                summary[c] = spread(values)
+        summary["seeds"] = len(mine)
+        out[entry] = summary
+    return out
 
 
 def _merged(old, new):
