@@ -23,7 +23,7 @@ from act_beyond import convnet_aig as aig
 from act_experiments import course
 from act_experiments.experiments import runner
 from act_experiments.figures import print_written, save_figure
-from act_experiments.tables import RESULTS, read_csv
+from act_experiments.tables import RESULTS, numbers_in, read_csv
 from act_experiments.training.cli import OneLineParser, checked, number_list
 from act_numpy.checks import check_float, check_int
 
@@ -284,9 +284,10 @@ def run(out, seeds, rates, depths, settings, force=False, log=print):
 
 
 def read(out=DEFAULT_OUT):
-    """(runs, usage): the rows of out/runs.csv and out/usage.csv, as dicts of strings."""
+    """(runs, usage): the rows of out/runs.csv and out/usage.csv as dicts of numbers, "kind" as
+    text and None where a field is empty (a static network's target_rate and argmax columns)."""
     out = Path(out)
-    return read_csv(out / "runs.csv"), read_csv(out / "usage.csv")
+    return tuple([numbers_in(row, ("kind",)) for row in read_csv(out / name)] for name in ("runs.csv", "usage.csv"))
 
 
 def mean_usage(usage, kind, rate):
@@ -300,14 +301,15 @@ def mean_usage(usage, kind, rate):
     return np.mean(tables, axis=0), len(seeds)
 
 
-def plot(runs, usage, directory=None):
-    """Draw and save the two figures; returns their paths."""
+def plot(runs, usage, figures=None):
+    """Draw the two figures of ``read``'s rows (or run_one's) as <figures or figures/>/convnet_aig_*.png;
+    returns their paths."""
     import matplotlib.pyplot as plt
     seeds = len({r["seed"] for r in runs})
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     draw_tradeoff(ax, runs, title=f"8 x 8 digits, {SETTINGS['blocks']} residual blocks, "
                                       f"{seeds} seeds")
-    paths = [save_figure(fig, "convnet_aig_tradeoff", directory)]
+    paths = [save_figure(fig, "convnet_aig_tradeoff", figures)]
     plt.close(fig)
     rates = sorted({float(r["target_rate"]) for r in usage if r["kind"] == "hard"})
     if rates:
@@ -321,7 +323,7 @@ def plot(runs, usage, directory=None):
         fig.suptitle(f"hard gates: fraction of each digit's test images that execute each block "
                      f"(mean of {n} seeds)", fontsize=10)
         fig.tight_layout()
-        paths.append(save_figure(fig, "convnet_aig_usage", directory))
+        paths.append(save_figure(fig, "convnet_aig_usage", figures))
         plt.close(fig)
     return paths
 
