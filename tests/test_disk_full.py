@@ -1,9 +1,9 @@
 """A write that fails (a full disk, a read-only file system, no permission) ends a run in one line.
 
 Every file a run or a sweep writes goes through ``act_experiments.files.atomic_write`` or
-``act_experiments.training.checkpoints.open_log``, so a disk that fails is simulated there: ``FailingDisk`` hands out files whose
-writes fail with the OSError of a full disk, a read-only file system or a denied permission, at
-the site under test. The ends of the line are real processes on a real limit: the operating
+``act_experiments.training.checkpoints.open_log``, so a disk that fails is simulated there:
+``FailingDisk`` hands out files whose writes fail with the OSError of a full disk, a read-only
+file system or a denied permission, at the site under test. The ends of the line are real processes on a real limit: the operating
 system's file size limit (RLIMIT_FSIZE) makes a log too long to write, in the training command
 and in a sweep's worker. In every case: exit status 1, one line on stderr naming the file, the
 reason and the iteration of the last intact checkpoint; that checkpoint loads, no temporary file
