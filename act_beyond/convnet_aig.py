@@ -122,8 +122,7 @@ def gumbel_softmax(logits, temperature=1.0, hard=True, noise=None, generator=Non
 
     Returns a tensor of the logits' shape.
     """
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature!r}")
+    check_float("temperature", temperature, 0.0, low_open=True)
     if noise is None:
         noise = gumbel_noise(logits.shape, generator, dtype=logits.dtype, device=logits.device)
     elif noise.shape != logits.shape:
@@ -193,9 +192,7 @@ class Block(nn.Module):
 
     def __init__(self, channels, convs=2):
         super().__init__()
-        if convs not in (1, 2):
-            raise ValueError(f"convs must be 1 or 2, got {convs!r}")
-        self.convs = convs
+        self.convs = check_int("convs", convs, 1, 2)
         self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
         self.bn1 = nn.BatchNorm2d(channels)
         if convs == 2:
@@ -231,9 +228,9 @@ class AIGNet(nn.Module):
         super().__init__()
         if gates not in GATE_KINDS:
             raise ValueError(f"gates must be one of {GATE_KINDS}, got {gates!r}")
-        if blocks < 0 or channels < 1 or classes < 2:
-            raise ValueError(f"need blocks >= 0, channels >= 1 and classes >= 2, "
-                             f"got {blocks}, {channels} and {classes}")
+        check_int("blocks", blocks, 0)
+        check_int("channels", channels)
+        check_int("classes", classes, 2)
         self.gates = gates
         self.stem = nn.Sequential(nn.Conv2d(1, channels, 3, padding=1, bias=False), nn.BatchNorm2d(channels),
                                   nn.ReLU())

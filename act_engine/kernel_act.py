@@ -113,11 +113,8 @@ def forward_pass(x, P, cell, threshold, cap, halting=None, longest=None, block_r
     dev, dt = x.device, x.dtype
     with torch.no_grad():
         cap = _per_member("cap", cap, K, torch.int32, dev)
-        if int(cap.min()) < 1:
-            raise ValueError("cap must be >= 1 for every member")
-        L = int(cap.max()) if longest is None else int(longest)
-        if L < int(cap.max()):
-            raise ValueError(f"longest must be >= every cap, got {longest} < {int(cap.max())}")
+        check_int("cap", int(cap.min()))          # the smallest member's cap: every one must be >= 1
+        L = check_int("longest", int(cap.max()) if longest is None else int(longest), int(cap.max()))
         threshold = _per_member("threshold", threshold, K, dt, dev)
         gate = torch.ones(K, dtype=dt, device=dev) if halting is None else _per_member("halting", halting, K, dt, dev)
         W_x = P["W_x"]

@@ -12,6 +12,8 @@ single run and a single run as a member:
 
 import numpy as np
 
+from act_numpy.checks import check_int
+
 # what the members of a population must share: the shape of the computation
 SHARED = ("task", "task_options", "cell", "hidden", "batch_size", "dtype")
 
@@ -48,9 +50,7 @@ def halting_mask(configs, shape, dtype):
 
 def check_member(k, K):
     """k as an int once it is a member's index in [0, K); ValueError naming k otherwise."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < K:
-        raise ValueError(f"k must be a member's index in [0, {K}), got {k!r}")
-    return int(k)
+    return check_int("k", k, 0, K - 1)
 
 
 def pack_state(params, m, v, t):

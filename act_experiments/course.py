@@ -23,6 +23,8 @@ import os
 import shutil
 from pathlib import Path
 
+from act_numpy.checks import check_int
+
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
@@ -36,9 +38,11 @@ def live_seed(default=0):
     value = os.environ.get("ACT_SEED", "")
     if not value:
         return default
-    if not value.isdigit():
-        raise ValueError(f"ACT_SEED must be a non-negative integer, got {value!r}")
-    return int(value)
+    try:
+        seed = int(value)
+    except ValueError:
+        raise ValueError(f"ACT_SEED must be an integer >= 0, got {value!r}") from None
+    return check_int("ACT_SEED", seed, 0)
 
 
 def torch_threads():

@@ -10,7 +10,7 @@ import io
 import json
 from pathlib import Path
 
-from act_experiments.training.checkpoints import atomic_write
+from act_experiments.files import atomic_write
 
 
 def committed_results(package=Path(__file__).resolve().parent):
@@ -70,3 +70,9 @@ def number(text):
         return int(text)
     except ValueError:
         return float(text)
+
+
+def numbers_in(row, text_columns=()):
+    """A CSV row (a dict of strings, as ``read_csv`` gives) with every field a ``number``, except
+    the ``text_columns``, which stay strings."""
+    return {k: (v if k in text_columns else number(v)) for k, v in row.items()}

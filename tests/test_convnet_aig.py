@@ -330,11 +330,12 @@ def load_script():
     (["--depths", "9"], "each of --depths must be an integer in 0..6, got 9"),
     (["--iterations", "0"], "--iterations must be an integer >= 1"),
 ])
-def test_the_sweep_refuses_bad_options_in_one_line(argv, message, tmp_path):
+def test_the_sweep_refuses_bad_options_in_one_line(argv, message, tmp_path, capsys):
     script = load_script()
     with pytest.raises(SystemExit) as stop:
         script.main(argv + ["--out", str(tmp_path / "sweep")])
-    assert stop.value.code != 0 and message in str(stop.value.code) and "\n" not in str(stop.value.code)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and message in err and err.count("\n") == 1, err
     assert not (tmp_path / "sweep").exists()
 
 
@@ -372,7 +373,7 @@ def without_time(path):
     return [{k: v for k, v in row.items() if k != "cpu_s"} for row in read_csv(path)]
 
 
-def test_a_stopped_sweep_resumes_with_the_same_rows_and_other_settings_are_refused(tmp_path, monkeypatch):
+def test_a_stopped_sweep_resumes_with_the_same_rows_and_other_settings_are_refused(tmp_path, monkeypatch, capsys):
     straight, stopped = tmp_path / "straight", tmp_path / "stopped"
     assert tiny_sweep(straight, monkeypatch) == ["static", "hard", "soft"]
     with pytest.raises(KeyboardInterrupt):
@@ -389,8 +390,9 @@ def test_a_stopped_sweep_resumes_with_the_same_rows_and_other_settings_are_refus
     with pytest.raises(SystemExit) as stop:
         load_script().main(["--out", str(stopped), "--seeds", "0", "--rates", "0.5", "--depths", "0",
                             "--iterations", "4"])
-    message = str(stop.value.code)
-    assert "other settings" in message and "--force" in message and "\n" not in message
+    message = capsys.readouterr().err
+    assert stop.value.code == 1 and "other settings" in message and "--force" in message, message
+    assert message.count("\n") == 1, message
     assert (stopped / "runs.csv").read_text() == before           # a refused sweep writes nothing
     assert len(tiny_sweep(stopped, monkeypatch, iterations=4, force=True)) == 3
     assert len(read_csv(stopped / "runs.csv")) == 3

@@ -1,9 +1,9 @@
 """A write that fails (a full disk, a read-only file system, no permission) ends a run in one line.
 
-Every file a run or a sweep writes goes through ``act_experiments.training.checkpoints`` (``atomic_write``
-and ``open_log``), so a disk that fails is simulated there: ``FailingDisk`` hands out files whose
-writes fail with the OSError of a full disk, a read-only file system or a denied permission, at
-the site under test. The ends of the line are real processes on a real limit: the operating
+Every file a run or a sweep writes goes through ``act_experiments.files.atomic_write`` or
+``act_experiments.training.checkpoints.open_log``, so a disk that fails is simulated there:
+``FailingDisk`` hands out files whose writes fail with the OSError of a full disk, a read-only
+file system or a denied permission, at the site under test. The ends of the line are real processes on a real limit: the operating
 system's file size limit (RLIMIT_FSIZE) makes a log too long to write, in the training command
 and in a sweep's worker. In every case: exit status 1, one line on stderr naming the file, the
 reason and the iteration of the last intact checkpoint; that checkpoint loads, no temporary file
@@ -21,6 +21,7 @@ import sys
 
 import pytest
 
+from act_experiments import files
 from act_experiments.training import checkpoints, loop
 from act_experiments.training.cli import main as train_main
 
@@ -89,7 +90,9 @@ class _Failing:
 def failing(name, code, room=0):
     """While the block runs, the files named ``name`` fail as FailingDisk says."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(checkpoints, "open", FailingDisk(name, code, room).open, raising=False)
+        disk = FailingDisk(name, code, room)
+        for module in (files, checkpoints):
+            patch.setattr(module, "open", disk.open, raising=False)
         yield
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_experiments.training import checkpoints, loop
+from act_experiments import files
+from act_experiments.training import loop
 from act_experiments.training.cli import main as train_main
 
 torch = pytest.importorskip("torch")
@@ -296,11 +297,11 @@ def test_atomic_write_leaves_the_old_file_when_it_fails(tmp_path):
     path = tmp_path / "summary.json"
     path.write_text("old")
     with pytest.raises(KeyboardInterrupt):
-        with checkpoints.atomic_write(path) as f:
+        with files.atomic_write(path) as f:
             f.write("half of the new")
             raise KeyboardInterrupt
     assert path.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
-    with checkpoints.atomic_write(path) as f:
+    with files.atomic_write(path) as f:
         f.write("new")
     assert path.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
 
@@ -316,7 +317,7 @@ def test_a_kill_while_resuming_leaves_the_log_whole(tmp_path, monkeypatch):
 
     def killed(src, dst):
         raise KeyboardInterrupt
-    monkeypatch.setattr(checkpoints.os, "replace", killed)
+    monkeypatch.setattr(files.os, "replace", killed)
     with pytest.raises(KeyboardInterrupt):
         loop.run({"out": str(tmp_path / "run")}, NumpyBackend, resume=True, progress=False)
     assert log.read_bytes() == before and not (tmp_path / "run" / "log.jsonl.tmp").exists()
@@ -332,7 +333,7 @@ def test_the_summary_is_replaced_in_one_step(tmp_path, monkeypatch):
 
     def broken_write_json(path, data, indent=2):
         # the summary's writer, failing half way through its file
-        with checkpoints.atomic_write(path) as f:
+        with files.atomic_write(path) as f:
             f.write('{"backend": "num')
             raise OSError("disk full")
     monkeypatch.setattr(loop, "write_json", broken_write_json)

@@ -208,7 +208,8 @@ def test_tau_runs_baseline_and_control_in_one_sweep(root, capsys):
     assert stats.keys(sweep) == [0.01, reading.NO_ACT, reading.fixed_key(2)]
 
 
-@pytest.mark.parametrize("value, words", [("1", ["F = 1"]), ("2,2", ["once"]), ("x", ["--fixed-ponders"]),
+@pytest.mark.parametrize("value, words", [("1", ["--fixed-ponders", ">= 2, got 1"]), ("2,2", ["once"]),
+                                          ("x", ["--fixed-ponders"]),
                                           ("", ["at least one tau or fixed ponder"])])
 def test_bad_fixed_ponders_are_refused_in_one_line(root, capsys, value, words):
     status, err = sweep_status(capsys, "--name", "bad", *TINY, "--fixed-ponders", value)

@@ -139,19 +139,22 @@ def test_no_module_or_function_is_oversized():
 
 
 def test_every_experiment_has_run_read_plot_and_main():
-    """One module per experiment in act_experiments/experiments, each with the same small interface."""
+    """One module per experiment in act_experiments/experiments, each with the same small interface;
+    plot's output folder is called ``figures`` in every one (docs/adding_an_experiment.md)."""
     folder = ROOT / "act_experiments" / "experiments"
     lacking = []
     for path in sorted(folder.glob("*.py")):
         if path.name in ("__init__.py", "runner.py"):
             continue
         tree = ast.parse(path.read_text())
-        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+        functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
         assigned = {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
                     if isinstance(t, ast.Name)}
-        missing = ({"run", "read", "plot", "main"} - defined) | ({"SCRIPT", "DESCRIPTION"} - assigned)
+        missing = ({"run", "read", "plot", "main"} - set(functions)) | ({"SCRIPT", "DESCRIPTION"} - assigned)
         if missing:
             lacking.append(f"{path.relative_to(ROOT)} lacks {sorted(missing)}")
+        elif "figures" not in [a.arg for a in functions["plot"].args.args]:
+            lacking.append(f"{path.relative_to(ROOT)}: plot takes no argument named figures")
     assert not lacking, "\n".join(lacking)
 
 

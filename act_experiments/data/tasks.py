@@ -238,13 +238,9 @@ def _characters_difficulty(x, y, mask):
 # ----------------------------------------------------------------------------------------
 
 def _parity_check(options):
-    bits = options["bits"]
-    low, high = options.get("min_nonzero", 1), options.get("max_nonzero", bits)
-    for name, value in (("min_nonzero", low), ("max_nonzero", high)):
-        if value > bits:
-            raise ValueError(f"option {name!r} must be at most bits = {bits}, got {value}")
-    if low > high:
-        raise ValueError(f"option 'min_nonzero' ({low}) must not exceed option 'max_nonzero' ({high})")
+    # each option is already an int >= 1 (_LIMITS); here they meet bits and each other
+    high = check_int("option 'max_nonzero'", options.get("max_nonzero", options["bits"]), 1, options["bits"])
+    check_int("option 'min_nonzero'", options.get("min_nonzero", 1), 1, high)
 
 
 def _parity(rng, batch, bits, min_nonzero=1, max_nonzero=None):

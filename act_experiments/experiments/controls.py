@@ -17,19 +17,18 @@ that matches its computation (docs/<task>.md states each claim as it was written
 draws a control's figure and ``main`` is scripts/plot_controls.py.
 """
 
+import argparse
 import sys
 from dataclasses import dataclass
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import print_written, save_figure
+from act_experiments.figures import draw_main, save_figure
 from act_experiments.sweeps import launch
 from act_experiments.sweeps.reading import fixed_key, load_sweep, NO_ACT, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, keys, mean_se
-from act_experiments.training.cli import OneLineParser
 
 
 @dataclass(frozen=True)
@@ -232,25 +231,33 @@ def plot(task, pair, figures=None):
     return [path]
 
 
+def _control_task(name):
+    """A task named on the command line, once it has a control (argparse's ``type``)."""
+    if name not in CONTROLS:
+        raise argparse.ArgumentTypeError(f"unknown task {name!r}; expected some of {', '.join(CONTROLS)}")
+    return name
+
+
 def main(argv=None):
-    """scripts/plot_controls.py: the paired numbers and the figure of each committed control."""
-    matplotlib.use("Agg")      # files only
-    ap = OneLineParser(prog="plot_controls.py", description=DESCRIPTION)
-    ap.add_argument("tasks", nargs="*", help=f"tasks to draw, of {', '.join(CONTROLS)} (default: "
-                                             "every task whose control is committed)")
-    ap.add_argument("--figures", help="output folder (default figures/)")
-    args = ap.parse_args(argv)
-    unknown = [t for t in args.tasks if t not in CONTROLS]
-    if unknown:
-        ap.error(f"unknown task {unknown[0]!r}; expected some of {', '.join(CONTROLS)}")
-    tasks = args.tasks or [t for t, c in CONTROLS.items() if (tables.RESULTS / c.fixed / "runs.csv").exists()]
-    for task in tasks:
-        try:
-            pair = read(task)
-        except (OSError, KeyError, ValueError) as err:
-            sys.exit(f"plot_controls.py: {err}")
-        print(describe(task, pair))
-        print_written(plot(task, pair, args.figures))
+    """scripts/plot_controls.py: the paired numbers and the figure of each committed control
+    (``draw_main``: every pair is read before any figure is written)."""
+    def arguments(ap):
+        ap.add_argument("tasks", nargs="*", type=_control_task,
+                        help=f"tasks to draw, of {', '.join(CONTROLS)} (default: every task whose control "
+                             "is committed)")
+
+    def read_pairs(args):
+        tasks = args.tasks or [t for t, c in CONTROLS.items() if (tables.RESULTS / c.fixed / "runs.csv").exists()]
+        return {task: read(task) for task in tasks}
+
+    def summary(pairs):
+        for task, pair in pairs.items():
+            print(describe(task, pair))
+
+    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments, read=read_pairs,
+                     summary=summary,
+                     plot=lambda pairs, args: [path for task, pair in pairs.items()
+                                               for path in plot(task, pair, args.figures)])
 
 
 if __name__ == "__main__":

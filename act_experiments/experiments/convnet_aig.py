@@ -23,8 +23,8 @@ from act_beyond import convnet_aig as aig
 from act_experiments import course
 from act_experiments.experiments import runner
 from act_experiments.figures import print_written, save_figure
-from act_experiments.tables import RESULTS, read_csv
-from act_experiments.training.cli import OneLineParser
+from act_experiments.tables import RESULTS, numbers_in, read_csv
+from act_experiments.training.cli import OneLineParser, checked, number_list
 from act_numpy.checks import check_float, check_int
 
 
@@ -237,18 +237,6 @@ RUN_COLUMNS = (["kind", "target_rate", "blocks", "seed", "accuracy", "executed",
 USAGE_COLUMNS = ["kind", "target_rate", "seed", "digit"] + [f"block_{l + 1}" for l in range(SETTINGS["blocks"])]
 
 
-def numbers(text, kind, name, low, high):
-    """'0.2,0.5' -> (0.2, 0.5), each checked to lie in [low, high]; ValueError naming --name otherwise."""
-    try:
-        values = tuple(kind(v) for v in text.split(",") if v.strip())
-    except ValueError:
-        raise ValueError(f"--{name} must be a comma-separated list of numbers, got {text!r}") from None
-    if not values:
-        raise ValueError(f"--{name} must hold at least one number, got {text!r}")
-    check = check_int if kind is int else check_float
-    return tuple(check(f"each of --{name}", v, low, high) for v in values)
-
-
 def run_key(kind, target_rate, blocks, seed):
     """The key of one network of the sweep, the same from its values and from its CSV strings:
     (kind, rate as %g, or '' for static, blocks, seed)."""
@@ -296,9 +284,10 @@ def run(out, seeds, rates, depths, settings, force=False, log=print):
 
 
 def read(out=DEFAULT_OUT):
-    """(runs, usage): the rows of out/runs.csv and out/usage.csv, as dicts of strings."""
+    """(runs, usage): the rows of out/runs.csv and out/usage.csv as dicts of numbers, "kind" as
+    text and None where a field is empty (a static network's target_rate and argmax columns)."""
     out = Path(out)
-    return read_csv(out / "runs.csv"), read_csv(out / "usage.csv")
+    return tuple([numbers_in(row, ("kind",)) for row in read_csv(out / name)] for name in ("runs.csv", "usage.csv"))
 
 
 def mean_usage(usage, kind, rate):
@@ -312,14 +301,15 @@ def mean_usage(usage, kind, rate):
     return np.mean(tables, axis=0), len(seeds)
 
 
-def plot(runs, usage, directory=None):
-    """Draw and save the two figures; returns their paths."""
+def plot(runs, usage, figures=None):
+    """Draw the two figures of ``read``'s rows (or run_one's) as <figures or figures/>/convnet_aig_*.png;
+    returns their paths."""
     import matplotlib.pyplot as plt
     seeds = len({r["seed"] for r in runs})
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     draw_tradeoff(ax, runs, title=f"8 x 8 digits, {SETTINGS['blocks']} residual blocks, "
                                       f"{seeds} seeds")
-    paths = [save_figure(fig, "convnet_aig_tradeoff", directory)]
+    paths = [save_figure(fig, "convnet_aig_tradeoff", figures)]
     plt.close(fig)
     rates = sorted({float(r["target_rate"]) for r in usage if r["kind"] == "hard"})
     if rates:
@@ -333,14 +323,14 @@ def plot(runs, usage, directory=None):
         fig.suptitle(f"hard gates: fraction of each digit's test images that execute each block "
                      f"(mean of {n} seeds)", fontsize=10)
         fig.tight_layout()
-        paths.append(save_figure(fig, "convnet_aig_usage", directory))
+        paths.append(save_figure(fig, "convnet_aig_usage", figures))
         plt.close(fig)
     return paths
 
 
 def main(argv=None):
     matplotlib.use("Agg")
-    ap = OneLineParser(description=DESCRIPTION)
+    ap = OneLineParser(prog=SCRIPT, description=DESCRIPTION)
     ap.add_argument("--out", default=str(DEFAULT_OUT), help="folder of runs.csv, usage.csv, sweep.json")
     ap.add_argument("--seeds", default=",".join(map(str, SEEDS)), help="comma-separated seeds (default 0,1,2)")
     ap.add_argument("--rates", default=",".join(map(str, RATES)), help="target rates of the gated networks")
@@ -351,21 +341,22 @@ def main(argv=None):
     ap.add_argument("--plot-only", action="store_true", help="only redraw the figures from the CSVs")
     ap.add_argument("--figures", help="folder of the figures (default figures/)")
     args = ap.parse_args(argv)
+    seeds = checked(ap, number_list, args.seeds, "--seeds", check_int, 0, 2**31 - 1)
+    rates = checked(ap, number_list, args.rates, "--rates", check_float, 0.0, 1.0)
+    depths = checked(ap, number_list, args.depths, "--depths", check_int, 0, SETTINGS["blocks"])
+    checked(ap, check_int, "--iterations", args.iterations)
     try:
-        runs, usage = _run_or_read(args)
+        runs, usage = _run_or_read(args, seeds, rates, depths)
     except ValueError as err:
-        sys.exit(f"convnet_aig.py: {err}")
+        ap.exit(1, f"{ap.prog}: error: {err}\n")
     print_summary(runs)
     print_written(plot(runs, usage, args.figures))
+    return 0
 
 
-def _run_or_read(args):
-    """main's work: (runs, usage) of the sweep trained, or read back for --plot-only. Bad options
-    and a refused sweep raise ValueError."""
-    seeds = numbers(args.seeds, int, "seeds", 0, 2**31 - 1)
-    rates = numbers(args.rates, float, "rates", 0.0, 1.0)
-    depths = numbers(args.depths, int, "depths", 0, SETTINGS["blocks"])
-    check_int("--iterations", args.iterations)
+def _run_or_read(args, seeds, rates, depths):
+    """main's work: (runs, usage) of the sweep trained, or read back for --plot-only. A refused
+    sweep, or no sweep to read, raises ValueError."""
     course.torch_threads()             # one thread unless OMP_NUM_THREADS says otherwise: tiny convolutions
     out = Path(args.out)
     if args.plot_only:

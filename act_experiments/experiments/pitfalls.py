@@ -24,8 +24,8 @@ from act_experiments.data import tasks
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
 from act_experiments.tables import RESULTS
+from act_experiments.training.config import DATA_STREAM, EVAL_STREAM, model_sizes, seed_parameters
 from act_numpy.checks import check_float, check_int
-from act_numpy.params import init_params
 from act_torch.losses import loss_inputs
 
 
@@ -44,16 +44,16 @@ class _VariantRun:
     def __init__(self, pitfall, task, options, *, cell, hidden, lr, tau, epsilon, max_ponder, halting_bias,
                  seed, eval_size, dtype):
         self.pitfall, self.tau = pitfall, tau
-        D, O = tasks.input_size(task, **options), tasks.output_size(task, **options)
-        self.kind, self.heads = tasks.loss_kind(task), tasks.num_heads(task, **options)
+        D, O, self.kind, self.heads = model_sizes({"task": task, "task_options": options})
         self.make = _batch_fn(pitfall, task, options)
-        np_params = init_params(cell, D, hidden, O, np.random.default_rng([seed, 0]), halting_bias=halting_bias)
+        np_params = seed_parameters(seed, cell, D, hidden, O, halting_bias)
         self.params = {k: torch.tensor(v, dtype=dtype, requires_grad=True) for k, v in np_params.items()}
         self.opt = torch.optim.Adam(self.params.values(), lr=lr)
-        self.data_rng = np.random.default_rng([seed, 1])
-        self.held_out = self.make(np.random.default_rng([seed, 2]), eval_size)
-        self.random_held_out = (tasks.make_batch("parity", np.random.default_rng([seed, 2]), eval_size, **options)
-                                if pitfall.data == "prefix" else None)
+        self.data_rng = np.random.default_rng([seed, DATA_STREAM])
+        self.held_out = self.make(np.random.default_rng([seed, EVAL_STREAM]), eval_size)
+        self.random_held_out = (
+            tasks.make_batch("parity", np.random.default_rng([seed, EVAL_STREAM]), eval_size, **options)
+            if pitfall.data == "prefix" else None)
         self.forward = dict(cell=cell, epsilon=epsilon, max_ponder=max_ponder, **pitfall.forward)
         self.as_t = dict(dtype=dtype, device="cpu")
         self.evals, self.probes = [], {"data": [], "ponder": []}
@@ -122,11 +122,11 @@ def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="
                   eval_every=250, eval_size=1000, probe_every=10, dtype=torch.float32):
     """Train one gallery entry with Adam and return what happened, as plain Python numbers.
 
-    pitfall: a name of PITFALLS (or a Pitfall). Initial weights from act_numpy.params.init_params
-    with np.random.default_rng([seed, 0]), training batches from default_rng([seed, 1]) and the
-    held-out set from default_rng([seed, 2]), as act_experiments.training.loop draws them; so two
-    entries with the same seed start from the same weights and see the same batches (the prefix
-    entry sees its own data). Every ``probe_every`` iterations the gradient reaching the halting
+    pitfall: a name of PITFALLS (or a Pitfall). Initial weights from config.seed_parameters
+    (default_rng([seed, PARAM_STREAM])), training batches from default_rng([seed, DATA_STREAM]) and
+    the held-out set from default_rng([seed, EVAL_STREAM]), as act_experiments.training.loop draws
+    them; so two entries with the same seed start from the same weights and see the same batches
+    (the prefix entry sees its own data). Every ``probe_every`` iterations the gradient reaching the halting
     bias b_h is split into its data part and its ponder part (tau P).
 
     Returns a dict: "pitfall", "config", and "evals": a list of records at iteration 0, every
@@ -227,21 +227,16 @@ def summarise(rows):
 
     error, ponder, rho, capped, ... from each run's last evaluation; grad_data and grad_ponder
     averaged over each run's probes first (the whole run); "seeds": how many runs."""
-    out = {}
+    out = runner.summarise(rows, ("error", "error_at_half", "error_random", "ponder", "rho", "max_N", "capped",
+                                  "weight_sum"), key="pitfall")
     ends = final_evals(rows)
-    for p in dict.fromkeys(r["pitfall"] for r in rows):
+    for p, entry in out.items():
         mine = [r for r in ends if r["pitfall"] == p]
-        entry = {}
-        for c in ("error", "error_at_half", "error_random", "ponder", "rho", "max_N", "capped", "weight_sum"):
-            values = [r[c] for r in mine if r.get(c) is not None]
-            if values:
-                entry[c] = (sum(values) / len(values), min(values), max(values))
         for c in ("grad_data", "grad_ponder"):
             per_run = _per_run_means(rows, mine, p, c)
             if per_run:
-                entry[c] = (sum(per_run) / len(per_run), min(per_run), max(per_run))
-        entry["seeds"] = len(mine)
-        out[p] = entry
+                entry[c] = runner.spread(per_run)
+        entry["seeds"] = entry.pop("seeds")          # kept the last field, after the gradients
     return out
 
 

@@ -27,14 +27,14 @@ from act_experiments.data import tasks
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figures
 from act_experiments.plots import pondernet as pondernet_plots
-from act_experiments.tables import number, read_csv, write_csv, write_json
+from act_experiments.tables import numbers_in, read_csv, write_csv, write_json
 from act_experiments.training import checkpoints, config, loop
 from act_experiments.training.backends import TorchBackend
-from act_experiments.training.cli import OneLineParser
+from act_experiments.training.cli import OneLineParser, number_list
 # initial_params too: notebook 12 reads both models' starting weights from here
 from act_experiments.training.pondernet_population import PonderNetPopulation, initial_params  # noqa: F401
 from act_experiments.training.populations import TorchPopulation
-from act_numpy.checks import check_int
+from act_numpy.checks import check_float, check_int
 from act_numpy.params import PARAM_NAMES
 from act_torch.act import act_forward
 
@@ -225,10 +225,9 @@ def _comparison_settings(settings):
     unknown = sorted(set(s) - set(COMPARISON_DEFAULTS))
     if unknown:
         raise ValueError(f"unknown setting(s) {unknown}")
-    for name in ("bits", "train_max", "hidden", "batch_size", "iterations", "chunk", "max_steps", "eval_size"):
+    for name in ("bits", "hidden", "batch_size", "iterations", "chunk", "max_steps", "eval_size"):
         check_int(name, s[name])
-    if s["train_max"] > s["bits"]:
-        raise ValueError(f"train_max must be at most bits = {s['bits']}, got {s['train_max']}")
+    check_int("train_max", s["train_max"], 1, s["bits"])
     if not s["seeds"] or not s["taus"] or not s["betas"]:
         raise ValueError("seeds, taus and betas must each hold at least one value")
     return s
@@ -267,8 +266,7 @@ def read_comparison(folder):
     folder = Path(folder)
     if not (folder / "runs.csv").is_file():
         raise FileNotFoundError(f"no comparison in {folder} (expected the runs.csv scripts/pondernet.py writes)")
-    tables = {name: [{k: (v if k == "model" else number(v)) for k, v in row.items()}
-                     for row in read_csv(folder / f"{name}.csv")] for name in TABLES}
+    tables = {name: [numbers_in(row, ("model",)) for row in read_csv(folder / f"{name}.csv")] for name in TABLES}
     tables["meta"] = json.loads((folder / "comparison.json").read_text())
     return tables
 
@@ -282,12 +280,9 @@ SCRIPT = "scripts/pondernet.py"
 DESCRIPTION = 'ACT against PonderNet on parity, several seeds and penalties, with an extrapolation test.'
 
 
-def floats(text):
-    return tuple(float(v) for v in text.split(","))
-
-
-def ints(text):
-    return tuple(int(v) for v in text.split(","))
+def _listed(values):
+    """A default list of numbers as the command line spells it: (0.001, 0.01) -> "0.001,0.01"."""
+    return ",".join(map(str, values))
 
 
 def build_parser():
@@ -302,9 +297,9 @@ def build_parser():
     p.add_argument("--lr", type=float, default=D["lr"])
     p.add_argument("--iterations", type=int, default=D["iterations"])
     p.add_argument("--chunk", type=int, default=D["chunk"], help="iterations between measurements")
-    p.add_argument("--seeds", type=ints, default=D["seeds"], help="comma-separated, e.g. 0,1,2,3")
-    p.add_argument("--taus", type=floats, default=D["taus"], help="ACT's time penalties, comma-separated")
-    p.add_argument("--betas", type=floats, default=D["betas"], help="PonderNet's KL weights, comma-separated")
+    p.add_argument("--seeds", default=_listed(D["seeds"]), help="comma-separated, e.g. 0,1,2,3")
+    p.add_argument("--taus", default=_listed(D["taus"]), help="ACT's time penalties, comma-separated")
+    p.add_argument("--betas", default=_listed(D["betas"]), help="PonderNet's KL weights, comma-separated")
     p.add_argument("--lambda-p", type=float, default=D["lambda_p"], help="PonderNet's geometric prior")
     p.add_argument("--max-steps", type=int, default=D["max_steps"], help="step limit of both (ACT's cap M)")
     p.add_argument("--eval-size", type=int, default=D["eval_size"])
@@ -360,8 +355,11 @@ def main(argv=None):
             return 0
         settings = {"bits": args.bits, "train_max": args.train_max if args.train_max is not None else args.bits // 2,
                     "hidden": args.hidden, "batch_size": args.batch_size, "lr": args.lr,
-                    "iterations": args.iterations, "chunk": args.chunk, "seeds": args.seeds, "taus": args.taus,
-                    "betas": args.betas, "lambda_p": args.lambda_p, "max_steps": args.max_steps,
+                    "iterations": args.iterations, "chunk": args.chunk,
+                    "seeds": number_list(args.seeds, "--seeds", check_int, 0),
+                    "taus": number_list(args.taus, "--taus", check_float, 0.0),
+                    "betas": number_list(args.betas, "--betas", check_float, 0.0), "lambda_p": args.lambda_p,
+                    "max_steps": args.max_steps,
                     "eval_size": args.eval_size}
         run(settings, args.name, force=args.force, progress=lambda line: print(line, flush=True))
         print(f"wrote results/{args.name}/")

@@ -2,7 +2,7 @@
 
     record = run_plan(out, plan, train, tables, meta, unit_of=..., record="sweep.json", ...)
     run_entries(name, meta, train, columns, out, entries_key="pitfalls", ...)   # entries x seeds
-    rows, meta = read(name, folder, text_columns, script);  final_rows(rows)
+    rows, meta = read(name, folder, text_columns, script);  final_rows(rows);  summarise(rows, columns)
     main(argv, ...)                                                              # run / plot
 
 An experiment is a *plan* of units (an (entry, seed) of the pitfall gallery, a (kind, rate,
@@ -14,10 +14,10 @@ time, summed over the calls. Nothing is lost when a run stops: running the exper
 back which units the CSV holds and trains only the others; a run with other settings is refused
 rather than mixed in, and ``force`` starts over. ``run_entries`` is the case of named entries x
 seeds (scripts/pitfalls.py, scripts/universal_transformer.py), with ``read``, ``final_rows`` and
-the ``run`` / ``plot`` command line ``main``.
+``summarise`` (mean, lowest and highest over the seeds) and the ``run`` / ``plot`` command line
+``main``.
 """
 
-import csv
 import json
 import platform
 import shlex
@@ -26,8 +26,9 @@ import time
 from pathlib import Path
 
 from act_experiments.figures import print_written
-from act_experiments.tables import append_rows, number, read_csv, write_csv, write_json
-from act_experiments.training.cli import OneLineParser
+from act_experiments.tables import append_rows, numbers_in, read_csv, write_csv, write_json
+from act_experiments.training.cli import OneLineParser, checked
+from act_numpy.checks import check_int
 
 def read(name, folder, text_columns, script):
     """(rows, meta) of experiment ``name`` in ``folder``.
@@ -40,8 +41,7 @@ def read(name, folder, text_columns, script):
     csv_path, json_path = folder / f"{name}.csv", folder / f"{name}.json"
     if not csv_path.exists() or not json_path.exists():
         raise ValueError(f"no results for {name!r} in {folder}: run python {script} run {name}")
-    with open(csv_path, newline="") as f:
-        rows = [{k: (v if k in text_columns else number(v)) for k, v in row.items()} for row in csv.DictReader(f)]
+    rows = [numbers_in(row, text_columns) for row in read_csv(csv_path)]
     return rows, json.loads(json_path.read_text())
 
 
@@ -53,6 +53,29 @@ def final_rows(rows, key="entry"):
         if pair not in last or r["iteration"] > last[pair]["iteration"]:
             last[pair] = r
     return list(last.values())
+
+
+def spread(values):
+    """(mean, lowest, highest) of a non-empty list of numbers."""
+    return (sum(values) / len(values), min(values), max(values))
+
+
+def summarise(rows, columns, key="entry"):
+    """{row[key]: {column: (mean, lowest, highest), ..., "seeds": n}} over the final rows of each
+    entry's seeds (``final_rows``), entries in the order of the rows; a column that none of an
+    entry's final rows holds (None or absent) is left out of its summary."""
+    ends = final_rows(rows, key)
+    out = {}
+    for entry in dict.fromkeys(r[key] for r in ends):
+        mine = [r for r in ends if r[key] == entry]
+        summary = {}
+        for c in columns:
+            values = [r[c] for r in mine if r.get(c) is not None]
+            if values:
+                summary[c] = spread(values)
+        summary["seeds"] = len(mine)
+        out[entry] = summary
+    return out
 
 
 def _merged(old, new):
@@ -206,8 +229,8 @@ def main(argv, *, script, description, experiments, entries_of, entry_option, ru
         if unknown:
             ap.exit(2, f"{script}: error: unknown {entry_option} {unknown}; {args.experiment} knows {known}\n")
         for option, value in (("--seeds", args.seeds), ("--iterations", args.iterations)):
-            if value is not None and value < 1:
-                ap.exit(2, f"{script}: error: {option} must be >= 1, got {value}\n")
+            if value is not None:
+                checked(ap, check_int, option, value)
         try:
             run(args.experiment, args.seeds, args.iterations, chosen, args.out, args.force)
         except ValueError as err:

@@ -152,15 +152,10 @@ def summarise(rows, columns=None):
     ends = final_rows(rows)
     columns = columns or [c for c in rows[0] if c not in TEXT + ("tau", "depth", "max_ponder", "seed", "iteration")]
     out = {}
-    for entry in dict.fromkeys(r["entry"] for r in ends):
+    for entry, summary in runner.summarise(rows, columns).items():
         mine = [r for r in ends if r["entry"] == entry]
         s = {k: mine[0][k] for k in ("kind", "tau", "depth", "max_ponder", "weights")}
-        for c in columns:
-            values = [r[c] for r in mine if r.get(c) is not None]
-            if values:
-                s[c] = (sum(values) / len(values), min(values), max(values))
-        s["seeds"] = len(mine)
-        out[entry] = s
+        out[entry] = {**s, **summary}
     return out
 
 

@@ -74,11 +74,12 @@ from pathlib import Path
 
 from act_experiments.data import tasks
 from act_experiments.training.checkpoints import WriteFailed
-from act_experiments.training.cli import OneLineParser, build_parser, fail
+from act_experiments.training.cli import OneLineParser, build_parser, checked, fail, number_list
 from act_experiments.training.config import data_sha256, make_config, upgrade
 from act_experiments.tables import write_json
 from act_experiments.sweeps.writing import collect, machine
 from act_experiments.sweeps.workers import backend_classes, finished, plan_shards, run_shards
+from act_numpy.checks import check_float, check_int
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE, LOCK_FILE = "sweep_config.json", "sweep.lock"
@@ -112,8 +113,8 @@ def parse_args(argv=None, script="sweep.py", task=None):
         ap.add_argument("--task", required=True, help=", ".join(tasks.ALL_TASKS))
     ap.add_argument("--taus", default="", help="comma-separated time penalties, e.g. 1e-4,1e-3")
     ap.add_argument("--fixed-ponders", default="", metavar="F[,F...]",
-                    help="the fixed-computation control: runs with exactly F updates per input and no "
-                         "halting unit (fixedF-seedS), beside the tau and no-ACT runs")
+                    help="the fixed-computation control: runs with exactly F >= 2 updates per input and no "
+                         "halting unit (fixedF-seedS), beside the tau and no-ACT runs (F = 1 is the no-ACT run)")
     ap.add_argument("--seeds", type=int, default=1 if task == "characters" else 3,
                     help="networks per tau (seeds 0..seeds-1)")
     ap.add_argument("--first-seed", type=int, default=0, metavar="S",
@@ -136,22 +137,22 @@ def parse_args(argv=None, script="sweep.py", task=None):
     args, passthrough = ap.parse_known_args(argv)
     if task is not None:
         args.task = task
-    try:
-        args.taus = [float(t) for t in args.taus.split(",") if t]
-    except ValueError as e:
-        ap.error(f"--taus: {e}")
+    args.taus = list(checked(ap, number_list, args.taus, "--taus", check_float, 0.0, empty=True))
     args.fixed_ponders = parse_fixed_ponders(ap, args.fixed_ponders)
-    if not (args.taus or args.fixed_ponders) or args.seeds < 1 or (args.workers is not None and args.workers < 1):
-        ap.error("need at least one tau or fixed ponder, one seed and one worker")
-    if args.first_seed < 0:
-        ap.error(f"--first-seed must be at least 0, got {args.first_seed}")
+    if not (args.taus or args.fixed_ponders):
+        ap.error("need at least one tau or fixed ponder")
+    checked(ap, check_int, "--seeds", args.seeds)
+    checked(ap, check_int, "--first-seed", args.first_seed, 0)
+    for option, value in (("--workers", args.workers), ("--population-size", args.population_size)):
+        if value is not None:
+            checked(ap, check_int, option, value)
     ids = [f"tau{t:g}" for t in args.taus]
     if len(set(ids)) < len(ids):
         ap.error(f"--taus: two values name the same runs ({', '.join(ids)}); give each tau once")
-    if args.population_size is not None and args.population_size < 1:
-        ap.error(f"--population-size must be at least 1, got {args.population_size}")
-    if args.passage_chunks is not None and (args.task != "characters" or args.passage_chunks < 1):
-        ap.error("--passage-chunks is for --task characters, and at least 1")
+    if args.passage_chunks is not None:
+        if args.task != "characters":
+            ap.error("--passage-chunks is for --task characters")
+        checked(ap, check_int, "--passage-chunks", args.passage_chunks)
     if args.task == "characters" and args.passage_chunks is None:
         from act_experiments.sweeps.per_byte import PASSAGE_CHUNKS
         args.passage_chunks = PASSAGE_CHUNKS
@@ -169,12 +170,7 @@ def parse_args(argv=None, script="sweep.py", task=None):
 def parse_fixed_ponders(parser, text):
     """--fixed-ponders "10,3" -> [10, 3] (kept in the order given: the order the runs are planned
     in); one line for anything but distinct integers >= 2 (F = 1 is the no-ACT baseline)."""
-    try:
-        values = [int(f) for f in text.split(",") if f]
-    except ValueError as e:
-        parser.error(f"--fixed-ponders: {e}")
-    if any(f < 2 for f in values):
-        parser.error(f"--fixed-ponders must be integers >= 2 (F = 1 is the no-ACT baseline), got {text}")
+    values = list(checked(parser, number_list, text, "--fixed-ponders", check_int, 2, empty=True))
     if len(set(values)) < len(values):
         parser.error(f"--fixed-ponders: give each F once, got {text}")
     return values

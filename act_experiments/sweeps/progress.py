@@ -22,8 +22,9 @@ from pathlib import Path
 from act_experiments.sweeps.launch import run_folder
 from act_experiments.tables import write_csv, write_json
 from act_experiments.training.checkpoints import read_log
-from act_experiments.training.cli import OneLineParser
+from act_experiments.training.cli import OneLineParser, checked
 from act_experiments.training.config import uses_act
+from act_numpy.checks import check_int
 
 
 DESCRIPTION = "What unfinished sweeps have learned so far, read from their runs' logs, as files to commit."
@@ -77,8 +78,7 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="folder for progress.csv and progress.json")
     ap.add_argument("--window", type=int, default=1000, help="iterations per training window (default 1000)")
     args = ap.parse_args(argv)
-    if args.window < 1:
-        ap.error(f"--window must be at least 1, got {args.window}")
+    checked(ap, check_int, "--window", args.window)
     rows, summaries = [], {}
     try:
         for name in args.sweeps:

@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 
 from act_experiments.data.tasks import ALL_TASKS, DEFAULTS, TASKS
-from act_experiments.tables import RESULTS, number, read_csv
+from act_experiments.tables import RESULTS, number, numbers_in, read_csv
 from act_experiments.training.checkpoints import from_file
 from act_experiments.training.config import COMMON_DEFAULTS, TASK_DEFAULTS
 
@@ -46,7 +46,7 @@ def fixed_key(F):
 def _fields(row, skip=()):
     """A CSV row's fields as numbers (TEXT_FIELDS as text), named as the code names them (from_file:
     runs.csv's max_ponder, the largest N(t), is max_N)."""
-    return from_file({k: (v if k in TEXT_FIELDS else number(v)) for k, v in row.items() if k not in skip})
+    return from_file(numbers_in({k: v for k, v in row.items() if k not in skip}, TEXT_FIELDS))
 
 
 def sweep_folder(name_or_path, results=RESULTS):

@@ -189,11 +189,18 @@ def model_sizes(config):
             tasks.loss_kind(task), tasks.num_heads(task, **opts))
 
 
+def seed_parameters(seed, cell, D, H, O, halting_bias):
+    """The initial parameters of seed ``seed`` (act_numpy.params.init_params, float64 NumPy arrays)
+    from default_rng([seed, PARAM_STREAM]): every network of that seed starts here, a training run
+    (``init_parameters``), PonderNet (``pondernet_population.initial_params``) and the pitfall
+    gallery's entries alike, so all of them start from the same weights."""
+    return init_params(cell, D, H, O, np.random.default_rng([seed, PARAM_STREAM]), halting_bias=halting_bias)
+
+
 def init_parameters(config):
     """The initial parameters of a run as NumPy arrays in float64 (both backends start here)."""
     D, O, _, _ = model_sizes(config)
-    rng = np.random.default_rng([config["seed"], PARAM_STREAM])
-    return init_params(config["cell"], D, config["hidden"], O, rng, halting_bias=config["halting_bias"])
+    return seed_parameters(config["seed"], config["cell"], D, config["hidden"], O, config["halting_bias"])
 
 
 

@@ -19,20 +19,18 @@ from act_experiments.data import tasks
 from act_experiments.training import config
 from act_experiments.training.checkpoints import load_checkpoint, save_checkpoint
 from act_numpy.checks import check_float, check_int
-from act_numpy.params import init_params, PARAM_NAMES
+from act_numpy.params import PARAM_NAMES
 
 # what the header of a population's checkpoint holds at least
 HEADER = ("iteration", "data_rng", "members", "shared")
 
 
 def initial_params(D, H, O, seed, *, cell="rnn", halting_bias=0.0):
-    """Initial parameters of seed ``seed``: the course's ACT initialisation from the same random
-    stream as ``act_experiments.training.config.init_parameters`` (default_rng([seed, 0])), so a
-    PonderNet and an ACT run of one seed start from the same weights; only b_h is set here
-    (``halting_bias``). Float64 NumPy arrays."""
+    """Initial parameters of seed ``seed``: ``act_experiments.training.config.seed_parameters``, the
+    weights an ACT run of that seed starts from, so a PonderNet and an ACT run of one seed start
+    from the same weights; only b_h is set here (``halting_bias``). Float64 NumPy arrays."""
     seed = check_int("seed", seed, low=0)
-    rng = np.random.default_rng([seed, config.PARAM_STREAM])
-    return init_params(cell, D, H, O, rng, halting_bias=halting_bias)
+    return config.seed_parameters(seed, cell, D, H, O, halting_bias)
 
 
 class PonderNetPopulation:

@@ -13,7 +13,6 @@ its tolerance or missing.
 """
 
 import argparse
-import csv
 import json
 import math
 import shutil
@@ -21,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from act_experiments.tables import read_csv
 from act_experiments.upkeep import ROOT
 
 DESCRIPTION = "Golden outputs: every committed experiment's command at its shortest settings, to hold a refactor to."
@@ -105,11 +105,6 @@ def record(dest, only=None):
     shutil.rmtree(ROOT / "runs" / "golden", ignore_errors=True)
 
 
-def _rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def _differ(a, b):
     """The relative difference of two cells (inf where two non-numbers differ)."""
     if a == b:
@@ -138,7 +133,7 @@ def compare(before, after):
             if not g.exists():
                 worst, where = math.inf, f"{f.name} missing"
                 break
-            rb, ra = _rows(f), _rows(g)
+            rb, ra = read_csv(f), read_csv(g)
             if len(rb) != len(ra):
                 worst, where = math.inf, f"{f.name}: {len(rb)} rows against {len(ra)}"
                 break

@@ -16,7 +16,6 @@ ACT_SEED and every check recorded rather than stopping the notebook
 the smallest and largest value measured, and the smallest margin.
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -27,7 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from act_experiments.tables import read_csv, write_csv
+from act_experiments.training.cli import OneLineParser, checked, number_list
 from act_experiments.upkeep import NOTEBOOKS, ROOT
+from act_numpy.checks import check_int
 
 DESCRIPTION = "Run the notebooks under other math kernels, or measure how far their checks are from failing."
 # the flags of `make test` (Makefile, NBVAL)
@@ -147,7 +148,7 @@ def table(rows):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=DESCRIPTION)
+    ap = OneLineParser(description=DESCRIPTION)
     ap.add_argument("notebooks", nargs="*", help="notebooks to run (default: all of notebooks/)")
     ap.add_argument("--variant", choices=sorted(VARIANTS), help="run the notebooks under nbval in this variant")
     ap.add_argument("--measure", action="store_true", help="measure every check over the grid of seeds x variants")
@@ -172,12 +173,8 @@ def main(argv=None):
               + (" ".join(f"{k}={v}" for k, v in VARIANTS[args.variant].items()) or "(nothing set)"), flush=True)
         code, _ = run_nbval(notebooks, variant_env(args.variant), quiet=False)
         return code
-    try:
-        seeds = tuple(int(s) for s in args.seeds.split(",") if s)
-    except ValueError:
-        ap.error(f"--seeds must be comma-separated integers, got {args.seeds!r}")
-    if not seeds or min(seeds) < 0 or args.jobs < 1:
-        ap.error("need at least one seed >= 0 and --jobs >= 1")
+    seeds = checked(ap, number_list, args.seeds, "--seeds", check_int, 0)
+    checked(ap, check_int, "--jobs", args.jobs)
     rows = measure(notebooks, grid(seeds), Path(args.out), args.jobs)
     print(table(rows))
     return 0 if all(int(r["holds"]) for r in rows) else 1
