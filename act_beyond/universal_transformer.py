@@ -397,14 +397,11 @@ def ut_forward(P, tokens, *, heads=2, depth=None, epsilon=0.01, max_ponder=None,
         return layer_step(P, z, n, heads)
 
     if depth is None:
-        M = steps if max_ponder is None else check_int("max_ponder", max_ponder)
-        if M > steps:
-            raise ValueError(f"max_ponder ({M}) is more than the {steps} step embeddings")
+        # the cap can be no more than the step embeddings the parameters hold
+        M = steps if max_ponder is None else check_int("max_ponder", max_ponder, 1, steps)
         r = ponder_positions(z0, step, P["w_h"], P["b_h"], epsilon=epsilon, max_ponder=M, weights=weights)
         return read_out(P, r.out), r
-    depth = check_int("depth", depth)
-    if depth > steps:
-        raise ValueError(f"depth ({depth}) is more than the {steps} step embeddings")
+    depth = check_int("depth", depth, 1, steps)           # one step embedding per layer
     z = z0
     for n in range(1, depth + 1):
         z = step(z, n)

@@ -26,6 +26,7 @@ from act_experiments import course
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
 from act_experiments.tables import RESULTS
+from act_experiments.training.config import DATA_STREAM, EVAL_STREAM
 from act_numpy.checks import check_float, check_int
 
 
@@ -39,8 +40,8 @@ def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, ep
     and the number of step embeddings). weights: the halting distribution (the paper's by default).
 
     Seeds: the parameters come from torch.Generator().manual_seed(seed), the training batches
-    from np.random.default_rng([seed, 1]) and the held-out set (eval_size rows) from
-    np.random.default_rng([seed, 2]): one seed gives an ACT run and fixed-depth runs the same
+    from np.random.default_rng([seed, DATA_STREAM]) and the held-out set (eval_size rows) from
+    np.random.default_rng([seed, EVAL_STREAM]), the streams of act_experiments.training.config: one seed gives an ACT run and fixed-depth runs the same
     initial layer and the same data. Returns {"config", "evals", "params", "train_time_s"}:
     evals is a list of ``ut.evaluate`` records with "iteration", at 0, every eval_every and at the
     end; params the trained tensors (detached).
@@ -61,8 +62,8 @@ def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, ep
                     generator=generator, dtype=dtype, **model)
     heads = model["heads"]
     opt = torch.optim.Adam(P.values(), lr=lr)
-    data = np.random.default_rng([seed, 1])
-    held_out = ut.make_chains(np.random.default_rng([seed, 2]), eval_size, **task)
+    data = np.random.default_rng([seed, DATA_STREAM])
+    held_out = ut.make_chains(np.random.default_rng([seed, EVAL_STREAM]), eval_size, **task)
     run = dict(heads=heads, epsilon=epsilon, weights=weights)
     evals = []
 
