@@ -237,3 +237,12 @@ def passage(data=None, length=300, after=1000):
         start += 1                      # skip the blank line's indentation
     start = min(start, len(held_out) - length)
     return np.frombuffer(held_out[start:start + length], dtype=np.uint8)
+
+
+def corpus_facts(data):
+    """Size, sha256 and the unigram and bigram baselines (bits per byte) of the text."""
+    train, held_out = split(data)
+    return {"data": data or "pydoc_data.topics", "bytes": int(len(train) + len(held_out)),
+            "held_out_bytes": int(len(held_out)), "sha256": corpus_sha256(data),
+            "unigram_bits": round(unigram_bits(train, held_out), 4),
+            "bigram_bits": round(bigram_bits(train, held_out), 4)}

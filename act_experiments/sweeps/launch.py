@@ -73,6 +73,7 @@ import time
 from pathlib import Path
 
 from act_experiments.data import tasks
+from act_experiments.data.text import corpus_facts
 from act_experiments.training.checkpoints import WriteFailed
 from act_experiments.training.cli import OneLineParser, build_parser, checked, fail, number_list
 from act_experiments.training.config import data_sha256, make_config, upgrade
@@ -413,7 +414,7 @@ def _sweep(argv, script, task):
             meta["first_seed"] = args.first_seed
         if args.task == "characters":
             from act_experiments.sweeps import per_byte
-            meta.update(passage_chunks=args.passage_chunks, corpus=per_byte.corpus_facts(shared.get("data")),
+            meta.update(passage_chunks=args.passage_chunks, corpus=corpus_facts(shared.get("data")),
                         analysis_time_s=round(analysis, 1))
         write_json(out_dir / "sweep.json", meta)
     if args.task == "characters":

@@ -29,22 +29,12 @@ from pathlib import Path
 import numpy as np
 
 from act_experiments.data import tasks, text
-from act_experiments.training.checkpoints import load_checkpoint
+from act_experiments.training.backends import load_backend
 from act_experiments.training.config import EVAL_STREAM
 from act_experiments.tables import write_csv
 from act_experiments.sweeps.writing import run_record, write_runs
 
 PASSAGE_CHUNKS = 4          # the passage: this many consecutive chunks of seq_len bytes
-
-
-def load_backend(folder, device="cpu"):
-    """The TorchBackend of a finished run, with its final parameters, and the run's config."""
-    from act_experiments.training.backends import TorchBackend
-    state, meta = load_checkpoint(Path(folder) / "checkpoint.npz")
-    config = dict(meta["config"], device=device)
-    backend = TorchBackend(config)
-    backend.load_state_dict(state)
-    return backend, config
 
 
 def per_byte(backend, x, y, batch_size=64):
@@ -134,12 +124,3 @@ def collect(jobs, out_dir, chunks=PASSAGE_CHUNKS):
     write_csv(out_dir / "classes.csv", classes, list(classes[0]))
     write_csv(out_dir / "passage.csv", passage, list(passage[0]))
     return runs
-
-
-def corpus_facts(data):
-    """Size, sha256 and the unigram and bigram baselines (bits per byte) of the text."""
-    train, held_out = text.split(data)
-    return {"data": data or "pydoc_data.topics", "bytes": int(len(train) + len(held_out)),
-            "held_out_bytes": int(len(held_out)), "sha256": text.corpus_sha256(data),
-            "unigram_bits": round(text.unigram_bits(train, held_out), 4),
-            "bigram_bits": round(text.bigram_bits(train, held_out), 4)}

@@ -36,12 +36,15 @@ it with ``--device cuda`` (or ``cuda:N``), which on a machine without that devic
 one line before anything is written.
 """
 
+from pathlib import Path
+
 import numpy as np
 
 from act_engine.members import pack_state, unpack_state
 from act_numpy.model import ACTModel
 from act_numpy.optim import Adam
 
+from act_experiments.training.checkpoints import load_checkpoint
 from act_experiments.training.config import init_parameters, model_sizes
 
 
@@ -227,3 +230,12 @@ class TorchBackend:
 
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
+
+
+def load_backend(folder, device="cpu"):
+    """The TorchBackend of a finished run (its folder), with its final parameters, and the run's config."""
+    state, meta = load_checkpoint(Path(folder) / "checkpoint.npz")
+    config = dict(meta["config"], device=device)
+    backend = TorchBackend(config)
+    backend.load_state_dict(state)
+    return backend, config
