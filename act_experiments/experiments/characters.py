@@ -30,7 +30,7 @@ import numpy as np
 from act_experiments import tables
 from act_experiments.data import text
 from act_experiments.figures import draw_main, save_figures
-from act_experiments.plots.style import line_style, tau_colours
+from act_experiments.plots.style import line_style, series_label, tau_colours
 from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.stats import taus
 
@@ -52,8 +52,9 @@ def load(folder=None):
 
 
 def label(tau):
-    """'no ACT' for the baseline (tau None), else 'τ=0.006': the legend and titles of these figures."""
-    return reading.NO_ACT if tau is None else f"τ={tau:g}"
+    """The legend and titles of these figures: series_label of the run's key, 'no ACT' for the
+    baseline (tau None here) and 'τ = 6e-3' for a τ, as every sweep figure writes them."""
+    return series_label(reading.NO_ACT if tau is None else tau)
 
 
 def table(res):

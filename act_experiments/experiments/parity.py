@@ -6,15 +6,14 @@ Four figures, <prefix>_*.png (prefix "parity" by default):
     error_per_tau     sequence error per τ: mean over seeds as bars, standard error as whiskers,
                       each seed as a dot, the no-ACT bar beside
     error_vs_ponder   every run as a point (final mean ponder, final error), the mean of each τ
-                      marked
+                      as a large marker; ponder on a log axis when it spans more than a factor of 4
     difficulty        ponder and error against the number of non-zero bits, for a few τ values
                       and no ACT
-    learning_curves   held-out error and ponder during training
+    learning_curves   held-out error and ponder during training (ponder on a log axis, as above)
 
-The sweep shown by default is the largest parity sweep under results/ (``largest_sweep``).
-The difficulty figure is act_experiments.plots.tau_sweep's, with the chance line and only a few
-τ; the others are drawn here, older than tau_sweep and differing from its figures in details
-(sizes, the chance line, a log ponder axis) that the committed PNGs keep.
+All four are act_experiments.plots.tau_sweep's figures, the ones every τ sweep has, given
+parity's colours, titles and chance line (0.5). The sweep shown by default is the largest parity
+sweep under results/ (``largest_sweep``).
 
 ``run`` trains a parity sweep (scripts/sweep.py --task parity), ``read`` reads one, ``plot`` draws
 FIGURES and ``main`` is scripts/plot_parity.py.
@@ -24,22 +23,20 @@ import json
 import sys
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-import matplotlib.ticker as ticker
 import numpy as np
 
 from act_experiments import tables
 from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots import tau_sweep
-from act_experiments.plots.style import line_style, series_label, tau_colours
+from act_experiments.plots.style import tau_colours
 from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.reading import NO_ACT, tau_label
-from act_experiments.sweeps.stats import (baseline_errors, by_difficulty, difficulty_bins, keys, mean_se, per_group,
-                                          table, taus)
+from act_experiments.sweeps.stats import baseline_errors, by_difficulty, difficulty_bins, mean_se, table, taus
 
 
 BASELINE_COLOUR = "0.35"
 CHANCE = 0.5
+CHANCE_LINE = (CHANCE, "chance (0.5)")     # (value, label) of tau_sweep.reference_line
 
 # The paper's parity results (section 3.1), as docs/parity.md quotes them.
 PAPER = {"no_act_error": 0.40, "act_tau_max": 0.03, "act_error_below": 0.05}
@@ -191,119 +188,39 @@ def pick_taus(ts, wanted=4):
     return [ts[i] for i in idx]
 
 
-def _ponder_axis(ax, which, values, name):
-    """Put ponder on axis `which` ("x" or "y") of ax: a log scale with plain tick labels
-    (1, 2, 5, 10, ...) when the values span more than a factor of 4, else linear. Returns the label."""
-    values = [v for v in values if v is not None and v > 0]
-    if not values or max(values) / min(values) <= 4:
-        return name
-    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
-    axis = ax.xaxis if which == "x" else ax.yaxis
-    axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(ticker.NullFormatter())
-    return f"{name} (log scale)"
+def _title(sweep, what):
+    return f"Parity: {what}\n{describe(sweep)}"
 
 
 def plot_error_per_tau(sweep):
-    """(a) Bars of the mean sequence error per tau with standard-error whiskers and the seeds as dots."""
-    stats = per_group(sweep, "sequence_error")
-    colour = colours(sweep)
-    fig, ax = plt.subplots(figsize=(8, 4.2))
-    for i, (key, (mean, se, values)) in enumerate(stats.items()):
-        ax.bar(i, mean, width=0.7, color=colour[key], alpha=0.85, yerr=se, capsize=4,
-               error_kw={"elinewidth": 1.2, "ecolor": "black"})
-        offsets = np.linspace(-0.18, 0.18, len(values)) if len(values) > 1 else [0.0]
-        ax.scatter(i + np.asarray(offsets), values, s=14, color="black", zorder=3, linewidths=0)
-    ax.axhline(CHANCE, color="crimson", lw=1, ls="--", label="chance (0.5)")
-    ax.set_xticks(range(len(stats)))
-    ax.set_xticklabels([tau_label(k) for k in stats])
-    ax.set_xlabel("time penalty τ")
-    ax.set_ylabel("sequence error rate (held-out)")
-    ax.set_ylim(0, max(0.6, max(max(s[2]) for s in stats.values()) + 0.05))
-    ax.set_title(f"Parity: final error per τ (bars: mean, whiskers: standard error, dots: seeds)\n"
-                 f"{describe(sweep)}", fontsize=10)
-    ax.legend(loc="upper left", frameon=False)
-    ax.grid(axis="y", alpha=0.3)
-    return fig
+    return tau_sweep.plot_error_per_tau(
+        sweep, colours(sweep), reference=CHANCE_LINE, legend={"loc": "upper left", "frameon": False},
+        title=_title(sweep, "sequence error per τ (bar: mean, whisker: standard error, dot: one seed)"))
 
 
 def plot_error_vs_ponder(sweep):
-    """(b) Every run's final error against its final mean ponder; per-tau means as large markers."""
-    colour = colours(sweep)
-    err, ponder = per_group(sweep, "sequence_error"), per_group(sweep, "mean_ponder")
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for key in err:
-        runs = [r for r in sweep["runs"] if r["key"] == key]
-        x = [r["mean_ponder"] for r in runs]
-        y = [r["sequence_error"] for r in runs]
-        if key == NO_ACT:
-            ax.scatter(x, y, marker="x", s=30, color=colour[key], zorder=2)
-            ax.scatter(ponder[key][0], err[key][0], marker="X", s=160, color=colour[key],
-                       edgecolors="black", zorder=4, label=f"{NO_ACT} (ρ = N + R = 1 + 1)")
-        else:
-            ax.scatter(x, y, s=22, color=colour[key], alpha=0.75, linewidths=0, zorder=2)
-            ax.scatter(ponder[key][0], err[key][0], marker="o", s=150, color=colour[key],
-                       edgecolors="black", zorder=4, label=series_label(key))
-    ax.axhline(CHANCE, color="crimson", lw=1, ls="--")
-    ax.set_xlabel(_ponder_axis(ax, "x", [r["mean_ponder"] for r in sweep["runs"]],
-                               "mean ponder ρ per input, held-out"))
-    ax.set_ylabel("sequence error rate (held-out)")
-    ax.set_ylim(-0.02, 0.6)
-    ax.set_title(f"Parity: error vs ponder (small dots: runs, large markers: means per τ)\n{describe(sweep)}",
-                 fontsize=10)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=9)
-    ax.grid(alpha=0.3, which="both")
-    return fig
+    return tau_sweep.plot_error_vs_ponder(
+        sweep, colours(sweep), reference=CHANCE_LINE, log_ponder=True,
+        xlabel="mean ponder ρ = N + R per input (held-out)",
+        title=_title(sweep, "error vs ponder (small: one run, large: mean per τ)"))
 
 
 def plot_difficulty(sweep, wanted=4):
-    """(c) Ponder (top) and error (bottom) against the number of non-zero bits, seeds pooled
-    (ponder: the range over seeds shaded), for a few tau values and no ACT."""
+    """Ponder (top) and error (bottom) against the number of non-zero bits, seeds pooled
+    (ponder: the range over seeds shaded), for a few τ values (pick_taus) and no ACT."""
     edges = difficulty_bins([r["difficulty"] for r in sweep["difficulty"]], max_bins=16)
-
-    def chance(ax):
-        ax.axhline(CHANCE, color="crimson", lw=1, ls="--", label="chance (0.5)")
-
     return tau_sweep.plot_difficulty(
         sweep, colours(sweep), f"Parity: ponder and error vs difficulty (top, shaded: range over seeds)\n"
         f"{describe(sweep)}", "difficulty: number of non-zero input bits", None,
         "mean ponder ρ per input step\n(no ACT: 2 by definition)", "sequence error rate (held-out)",
-        error_ylim="fit", reference=chance, shown=pick_taus(taus(sweep), wanted) + [NO_ACT], edges=edges)
+        error_ylim="fit", reference=lambda ax: tau_sweep.reference_line(ax, CHANCE_LINE),
+        shown=pick_taus(taus(sweep), wanted) + [NO_ACT], edges=edges)
 
 
 def plot_learning_curves(sweep):
-    """(d) Held-out error (top) and mean ponder (bottom) during training: per-tau means over
-    seeds as thick lines, single seeds as thin ones."""
-    colour = colours(sweep)
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 7), sharex=True)
-    for key in keys(sweep):
-        rows = [r for r in sweep["curves"] if r["key"] == key]
-        if not rows:
-            continue
-        seeds = sorted({r["seed"] for r in rows})
-        its = sorted({r["iteration"] for r in rows})
-        for ax, field in ((top, "sequence_error"), (bottom, "mean_ponder")):
-            grid = np.full((len(seeds), len(its)), np.nan)
-            for r in rows:
-                grid[seeds.index(r["seed"]), its.index(r["iteration"])] = r[field]
-            for line in grid:
-                ax.plot(its, line, line_style(key), color=colour[key], lw=0.6, alpha=0.35)
-            ax.plot(its, np.nanmean(grid, axis=0), line_style(key), color=colour[key], lw=2,
-                    label=series_label(key))
-    top.axhline(CHANCE, color="crimson", lw=1, ls=":")
-    top.set_ylabel("sequence error rate (held-out)")
-    top.set_ylim(-0.02, 0.6)
-    top.set_title(f"Parity: learning curves (thick: mean over seeds, thin: each seed)\n{describe(sweep)}",
-                  fontsize=10)
-    top.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=9)
-    bottom.set_ylabel(_ponder_axis(bottom, "y", [r["mean_ponder"] for r in sweep["curves"]],
-                                   "mean ponder ρ, held-out"))
-    bottom.set_xlabel("training iteration")
-    for ax in (top, bottom):
-        ax.grid(alpha=0.3, which="both")
-    fig.tight_layout()
-    return fig
+    return tau_sweep.plot_learning_curves(
+        sweep, colours(sweep), reference=CHANCE_LINE, log_ponder=True,
+        title=_title(sweep, "learning curves (thick: mean over seeds, thin: one seed)"))
 
 
 FIGURES = {

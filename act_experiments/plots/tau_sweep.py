@@ -7,10 +7,12 @@
     plot_difficulty         mean ponder and error against difficulty, one line per τ
     plot_learning_curves    held-out error and mean ponder during training
 
-The task modules (logic_addition, sort) give them their colours, titles and reference lines.
+The task modules (parity, logic_addition, sort) give them their colours, titles and reference
+lines; parity, whose ponder spans more than a factor of 4, asks for a log ponder axis (``log_ponder``).
 """
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as ticker
 import numpy as np
 
 from act_experiments.sweeps.reading import NO_ACT, tau_label
@@ -23,6 +25,22 @@ def reference_line(ax, reference):
     if reference is not None:
         value, text = reference
         ax.axhline(value, color="crimson", ls="--", lw=1, label=text)
+
+
+def ponder_axis(ax, which, values, name):
+    """Put ponder on axis `which` ("x" or "y") of ax: a log scale with plain tick labels
+    (1, 2, 5, 10, ...) when the positive `values` span more than a factor of 4, else linear
+    (a log axis over a narrow range shows no ticks). Returns the axis label: `name`, saying
+    "log scale" when the scale is log ("ρ (held-out)" -> "ρ (held-out; log scale)")."""
+    values = [v for v in values if v is not None and v > 0]
+    if not values or max(values) / min(values) <= 4:
+        return name
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+    return f"{name[:-1]}; log scale)" if name.endswith(")") else f"{name} (log scale)"
 
 
 def plot_error_per_tau(sweep, colours, title, reference=None, ylim=None, legend=None):
@@ -55,9 +73,13 @@ def plot_error_per_tau(sweep, colours, title, reference=None, ylim=None, legend=
 
 
 def plot_error_vs_ponder(sweep, colours, title, xlabel="mean ponder ρ per input step (held-out)",
-                         reference=None, point_size=22):
+                         reference=None, point_size=22, log_ponder=False):
     """Every run as a small point (final mean ponder, final error), the mean of each key as a
-    large one (an X for the baseline)."""
+    large one (an X for the baseline).
+
+    `reference` is (value, label) of a reference_line; `log_ponder` puts the ponder on a log
+    axis when the runs' ponders span more than a factor of 4 (ponder_axis).
+    """
     fig, ax = plt.subplots(figsize=(7.8, 4.8))
     for k in keys(sweep):
         runs = [r for r in sweep["runs"] if r["key"] == k]
@@ -68,6 +90,8 @@ def plot_error_vs_ponder(sweep, colours, title, xlabel="mean ponder ρ per input
         ax.scatter(x.mean(), y.mean(), s=170, marker=marker, color=colours[k], edgecolors="black", zorder=3,
                    label=series_label(k))
     reference_line(ax, reference)
+    if log_ponder:
+        xlabel = ponder_axis(ax, "x", [r["mean_ponder"] for r in sweep["runs"]], xlabel)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("sequence error rate (held-out)")
     ax.set_ylim(bottom=-0.02)
@@ -120,9 +144,13 @@ def plot_difficulty(sweep, colours, title, xlabel, xticks, ponder_label, error_l
     return fig
 
 
-def plot_learning_curves(sweep, colours, title, reference=None, error_ylim=(-0.02, None)):
+def plot_learning_curves(sweep, colours, title, reference=None, error_ylim=(-0.02, None), log_ponder=False):
     """Held-out sequence error (top) and mean ponder (bottom) during training: a thin line per
-    seed, a thick one for the mean over seeds."""
+    seed, a thick one for the mean over seeds.
+
+    `reference` is (value, label) of a reference_line on the error axes; `log_ponder` puts the
+    ponder on a log axis when the curves' ponders span more than a factor of 4 (ponder_axis).
+    """
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.8, 7), sharex=True)
     for k in keys(sweep):
         rows = [r for r in sweep["curves"] if r["key"] == k]
@@ -139,7 +167,10 @@ def plot_learning_curves(sweep, colours, title, reference=None, error_ylim=(-0.0
     reference_line(top, reference)
     top.set_ylabel("sequence error rate (held-out)")
     top.set_ylim(*error_ylim)
-    bottom.set_ylabel("mean ponder ρ (held-out)")
+    ponder_label = "mean ponder ρ (held-out)"
+    if log_ponder:
+        ponder_label = ponder_axis(bottom, "y", [r["mean_ponder"] for r in sweep["curves"]], ponder_label)
+    bottom.set_ylabel(ponder_label)
     bottom.set_xlabel("training iteration")
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
