@@ -37,7 +37,7 @@ computes) and the cost of a batched ponder loop (``batch_loop_steps``).
 
 ``PITFALLS`` names each bug with what it does and the equation it breaks;
 ``act_experiments.experiments.pitfalls.train_variant`` trains one of them on a small task and records error,
-ponder and the gradient reaching the halting bias.
+the mean number of updates N, the ponder cost rho and the gradient reaching the halting bias.
 """
 
 from dataclasses import dataclass, field

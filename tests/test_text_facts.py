@@ -391,12 +391,13 @@ def test_universal_transformer_numbers_quoted_in_notebook_13():
     for (entry, _), r in last.items():
         by_entry.setdefault(entry, []).append(r)
     act = by_entry[next(e for e in by_entry if e.startswith("ACT") and "0.01" in e)]
-    ponder = [float(r["ponder"]) for r in act]
+    # the CSV's ponder and ponder_d<k> hold the mean number of updates N (steps in the code: FILE_NAMES)
+    steps = [float(r["ponder"]) for r in act]
     text = markdown("13_")
-    assert f"with {np.mean(ponder):.2f} layer applications per position ({min(ponder):.2f} to {max(ponder):.2f} over the seeds)" in text
+    assert f"with {np.mean(steps):.2f} layer applications per position ({min(steps):.2f} to {max(steps):.2f} over the seeds)" in text
     assert all(float(r["sequence_error"]) == 0 for r in act)
     per_depth = ", ".join(f"{np.mean([float(r[f'ponder_d{k}']) for r in act]):.1f}" for k in range(5))
-    assert f"Its ponder per depth, {per_depth} and {np.mean([float(r['ponder_d5']) for r in act]):.1f}" in text
+    assert f"Its mean $N$ per depth, {per_depth} and {np.mean([float(r['ponder_d5']) for r in act]):.1f}" in text
 
 
 def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
@@ -404,11 +405,11 @@ def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
     rows, meta = pitfalls_experiment.read("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
     text = (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
     for name, s in pitfalls_experiment.summarise(rows).items():
-        e, p = s["error"], s["ponder"]
-        assert (f"| {name} | {e[0]:.3f} ({e[1]:.3f}–{e[2]:.3f}) | {p[0]:.2f} ({p[1]:.2f}–{p[2]:.2f}) |") in text, name
+        e, n = s["error"], s["steps"]
+        assert (f"| {name} | {e[0]:.3f} ({e[1]:.3f}–{e[2]:.3f}) | {n[0]:.2f} ({n[1]:.2f}–{n[2]:.2f}) |") in text, name
     ends = {(r["pitfall"], r["seed"]): r for r in pitfalls_experiment.final_evals(rows)}
-    fewer = sum(ends["ponder sums h", s]["ponder"] < ends["correct", s]["ponder"] for s in range(meta["seeds"]))
-    assert f"only {fewer} of the {meta['seeds']} seeds ponder less" in text
+    fewer = sum(ends["ponder sums h", s]["steps"] < ends["correct", s]["steps"] for s in range(meta["seeds"]))
+    assert f"only {fewer} of the {meta['seeds']} seeds take fewer updates" in text
 
 
 # ---------------------------------------------------------------------------------------------
