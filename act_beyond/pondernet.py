@@ -49,7 +49,7 @@ import torch.nn.functional as F
 
 from act_numpy.checks import check_float, check_int
 from act_numpy.params import PARAM_NAMES
-from act_torch.act import ponder_step, prepare
+from act_torch.act import act_forward, ponder_step, prepare
 
 MODES = ("sample", "cumulative")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -322,13 +322,23 @@ def evaluate_pondernet(params, x, y, *, max_steps=20, cell="rnn", mode="sample",
 
 
 @torch.no_grad()
+def act_halting_weights(params, x, *, max_ponder, epsilon=0.01, dtype=torch.float32):
+    """ACT's p over the ponder steps of one input per row (T = 1): (B, max_ponder) NumPy, zero
+    after each row's N (``act_torch.act.act_forward`` with record)."""
+    record = {}
+    P = {k: torch.as_tensor(np.asarray(v), dtype=dtype) for k, v in params.items()}
+    act_forward(torch.as_tensor(np.asarray(x), dtype=dtype), P, epsilon=epsilon, max_ponder=max_ponder, record=record)
+    p = record["p"][0].double().numpy()
+    return np.pad(p, ((0, 0), (0, max_ponder - p.shape[1])))
+
+
+@torch.no_grad()
 def evaluate_act(params, x, y, *, cell="rnn", epsilon=0.01, max_ponder=100, dtype=torch.float32):
     """Error and ponder of one ACT network on a parity batch (``act_torch.act.act_forward``).
 
     Returns a dict: "error", "ponder" (mean rho = N + R), "steps" (mean N), and per row "wrong",
     "N", "counts" (B,).
     """
-    from act_torch.act import act_forward
     xt = torch.as_tensor(np.asarray(x), dtype=dtype)
     P = {k: torch.as_tensor(np.asarray(v), dtype=dtype) for k, v in params.items()}
     y_hat, N, R = act_forward(xt, P, cell=cell, epsilon=epsilon, max_ponder=max_ponder)

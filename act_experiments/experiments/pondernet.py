@@ -36,7 +36,6 @@ from act_experiments.training.pondernet_population import PonderNetPopulation, i
 from act_experiments.training.populations import TorchPopulation
 from act_numpy.checks import check_float, check_int
 from act_numpy.params import PARAM_NAMES
-from act_torch.act import act_forward
 
 
 COMPARISON_DEFAULTS = {
@@ -56,24 +55,13 @@ def held_out_sets(bits, train_max, eval_size, eval_seed):
     return sets
 
 
-@torch.no_grad()
-def act_halting_weights(params, x, *, max_ponder, epsilon=0.01, dtype=torch.float32):
-    """ACT's p over the ponder steps of one input per row (T = 1): (B, max_ponder) NumPy, zero
-    after each row's N (``act_torch.act.act_forward`` with record)."""
-    record = {}
-    P = {k: torch.as_tensor(np.asarray(v), dtype=dtype) for k, v in params.items()}
-    act_forward(torch.as_tensor(np.asarray(x), dtype=dtype), P, epsilon=epsilon, max_ponder=max_ponder, record=record)
-    p = record["p"][0].double().numpy()
-    return np.pad(p, ((0, 0), (0, max_ponder - p.shape[1])))
-
-
 def _measure(model, params, sets, s):
     """Final and curve numbers of one trained network on the held-out sets (a dict per set)."""
     result = {}
     for name, (x, y) in sets.items():
         if model == "act":
             r = pn.evaluate_act(params, x, y, max_ponder=s["max_steps"])
-            r["p"] = act_halting_weights(params, x, max_ponder=s["max_steps"])
+            r["p"] = pn.act_halting_weights(params, x, max_ponder=s["max_steps"])
         else:
             r = pn.evaluate_pondernet(params, x, y, max_steps=s["max_steps"], mode="sample",
                                    generator=torch.Generator().manual_seed(s["sample_seed"]))
