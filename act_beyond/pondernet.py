@@ -39,6 +39,10 @@ Shapes carry an optional leading member axis: K networks of one shape at once, t
 stacked (W_s (K, H, G), ...) as in ``act_engine.torch_population``; x is then (K, B, 1, D) and every
 result gains a leading K. ``act_experiments.training.pondernet_population.PonderNetPopulation`` trains K PonderNets
 (seeds, beta, lambda_p, lr per member) that way, with the engine's per-member Adam.
+
+For the comparison with ACT on parity, ``evaluate_pondernet`` and ``evaluate_act`` measure one
+network of each on a batch, and ``act_halting_weights`` gives ACT's p over the steps beside
+PonderNet's.
 """
 
 from typing import NamedTuple
