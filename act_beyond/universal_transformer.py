@@ -36,8 +36,8 @@ The pieces:
 - ``ut_forward``: logits (B, L, O) with ACT, or with a fixed depth D (the layer applied D times to
   every position, no halting).
 - ``make_chains``: the task, pointer chains whose depth varies from position to position.
-- ``train_ut``, ``evaluate``: a short training run and its measurements per chain depth.
-- training runs and the committed comparison are act_experiments.experiments.universal_transformer's.
+- ``evaluate``: a network's measurements per chain depth.
+- ``train_ut`` (a short training run), the other training runs and the committed comparison are act_experiments.experiments.universal_transformer's.
 """
 
 import math
@@ -159,14 +159,15 @@ def describe_chains(tokens, values, names="abcdefghijklmnopqrstuvwxyz"):
 class Pondered(NamedTuple):
     """What ``ponder_positions`` returns. out (B, L, d): each position's output state
     o = sum_n p^n c^n; N (B, L) int64; R (B, L); h, p (B, L, n); capped (B, L) bool (the cap M
-    stopped the position before its sum reached 1 - eps); steps: ponder steps the loop ran."""
+    stopped the position before its sum reached 1 - eps); loop_steps: ponder steps the loop ran
+    (the largest N)."""
     out: torch.Tensor
     N: torch.Tensor
     R: torch.Tensor
     h: torch.Tensor
     p: torch.Tensor
     capped: torch.Tensor
-    steps: int
+    loop_steps: int
 
 
 def ponder_positions(z0, step, w_h, b_h, *, epsilon=0.01, max_ponder=8, weights=remainder_weights):
@@ -448,7 +449,7 @@ def evaluate(P, tokens, targets, depth, *, heads=2, model_depth=None, epsilon=0.
     rho = N + r.R.double().numpy()
     depth = np.asarray(depth)
     rec = {"error": float(wrong.mean()), "sequence_error": float(wrong.any(axis=1).mean()),
-           "steps": float(N.mean()), "rho": float(rho.mean()), "loop_steps": int(r.steps),
+           "steps": float(N.mean()), "rho": float(rho.mean()), "loop_steps": int(r.loop_steps),
            "capped": float(r.capped.double().mean()), "weight_sum": float(r.p.double().sum(dim=-1).mean())}
     rec["by_depth"] = [{"depth": int(k), "count": int((depth == k).sum()), "error": float(wrong[depth == k].mean()),
                         "steps": float(N[depth == k].mean()), "rho": float(rho[depth == k].mean())}

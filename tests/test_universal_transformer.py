@@ -113,7 +113,7 @@ def test_controlled_cases_position_by_position():
     values = torch.tensor([[CASES[k][0] for k in "ABCD"]], dtype=torch.float64)      # (1, 4, 6)
     z0, step, w_h, b_h = given_halting(values)
     r = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_ponder=100)
-    assert r.steps == 4                                  # the loop stops when the last position halts
+    assert r.loop_steps == 4                                  # the loop stops when the last position halts
     for i, k in enumerate("ABCD"):
         _, N, p = CASES[k]
         assert int(r.N[0, i]) == N
@@ -125,7 +125,7 @@ def test_controlled_cases_position_by_position():
     (grad,) = torch.autograd.grad((r.N + r.R).sum(), r.h)
     for i, k in enumerate("ABCD"):
         N = CASES[k][1]
-        expected = np.r_[-np.ones(N - 1), np.zeros(r.steps - N + 1)]
+        expected = np.r_[-np.ones(N - 1), np.zeros(r.loop_steps - N + 1)]
         np.testing.assert_array_equal(grad[0, i].numpy(), expected)
 
 
@@ -142,7 +142,7 @@ def test_a_worked_example_like_notebook_01s():
 def test_case_E_the_cap_keeps_the_remainder_and_the_pitfalls_drop_it():
     z0, step, w_h, b_h = given_halting([[[0.02] * 8]])
     right = ut.ponder_positions(z0, step, w_h, b_h, epsilon=0.01, max_ponder=6)
-    assert int(right.N) == 6 and bool(right.capped) and right.steps == 6
+    assert int(right.N) == 6 and bool(right.capped) and right.loop_steps == 6
     np.testing.assert_allclose(right.p[0, 0].detach().numpy(), [0.02] * 5 + [0.9], atol=1e-12)
     np.testing.assert_allclose(float(right.R.detach()), 0.9)
     (g_right,) = torch.autograd.grad((right.N + right.R).sum(), right.h)
@@ -223,12 +223,12 @@ def test_halted_positions_are_carried_forward_unchanged():
     seen = []
     r = ut.ponder_positions(z0, mixing_step(W, seen), w_h, torch.zeros(1, dtype=torch.float64), max_ponder=12)
     assert r.N.min() < r.N.max()                              # positions halt at different steps
-    assert len(seen) == r.steps
+    assert len(seen) == r.loop_steps
     # the output is sum_n p^n c^n with the final p; a halted position shows it from then on
     states = [mixing_step(W)(z, n + 1) for n, z in enumerate(seen)]
     S = torch.stack(states, dim=-2)
     torch.testing.assert_close(r.out, (r.p[..., None] * S).sum(dim=-2))
-    for n in range(1, r.steps):                  # seen[n] is the input of step n + 1
+    for n in range(1, r.loop_steps):                  # seen[n] is the input of step n + 1
         halted = r.N < n + 1
         torch.testing.assert_close(seen[n][halted], r.out[halted])
         running = ~halted
@@ -286,7 +286,7 @@ def test_encoder_shapes_and_halting_properties():
     # b_h = 1 and small w_h: every h near sigmoid(1) = 0.73, so every position takes 2 steps
     assert torch.all(r.N == 2)
     fixed, rf = ut.ut_forward(P, tokens, depth=3)
-    assert fixed.shape == (6, 5, 3) and torch.all(rf.N == 3) and torch.all(rf.R == 0) and rf.steps == 3
+    assert fixed.shape == (6, 5, 3) and torch.all(rf.N == 3) and torch.all(rf.R == 0) and rf.loop_steps == 3
     torch.testing.assert_close(rf.p.sum(-1), torch.ones(6, 5, dtype=torch.float64))
 
 

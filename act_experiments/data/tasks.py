@@ -396,7 +396,7 @@ class Task(NamedTuple):
     """One task as the training loop sees it. Functions take the task's checked options as a dict.
 
     train: the paper's training settings for the task (section 3), merged into a run's config
-    by ``training.make_config``. held_out draws a run's held-out set: the batch generator for
+    by ``config.make_config``. held_out draws a run's held-out set: the batch generator for
     the synthetic tasks (generated online, so a fresh batch is unseen data), the held-out end
     of the text for characters. text: the task reads a text, so its records add bits per char
     and a run keeps the text's sha256.

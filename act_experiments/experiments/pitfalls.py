@@ -23,7 +23,7 @@ from act_beyond import pitfalls as pf
 from act_experiments.data import tasks
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
-from act_experiments.tables import RESULTS
+from act_experiments.tables import RESULTS, file_names
 from act_experiments.training.config import DATA_STREAM, EVAL_STREAM, model_sizes, seed_parameters
 from act_numpy.checks import check_float, check_int
 from act_torch.losses import loss_inputs
@@ -207,14 +207,7 @@ DESCRIPTION = "The pitfall gallery's training runs (notebook 11): every bug of a
 FILE_NAMES = {"steps": "ponder"}
 
 
-def to_file(row):
-    """A row with the files' names (FILE_NAMES)."""
-    return runner.renamed(row, FILE_NAMES)
-
-
-def from_file(row):
-    """A row read from a file, with the code's names (the inverse of to_file)."""
-    return runner.renamed(row, {v: k for k, v in FILE_NAMES.items()})
+to_file, from_file = file_names(FILE_NAMES)    # rows (and records) with the files' names, and back
 
 
 def read(name, folder=None):

@@ -31,8 +31,7 @@ from act_experiments.tables import numbers_in, read_csv, write_csv, write_json
 from act_experiments.training import checkpoints, config, loop
 from act_experiments.training.backends import TorchBackend
 from act_experiments.training.cli import OneLineParser, number_list
-# initial_params too: notebook 12 reads both models' starting weights from here
-from act_experiments.training.pondernet_population import PonderNetPopulation, initial_params  # noqa: F401
+from act_experiments.training.pondernet_population import PonderNetPopulation
 from act_experiments.training.populations import TorchPopulation
 from act_numpy.checks import check_float, check_int
 from act_numpy.params import PARAM_NAMES

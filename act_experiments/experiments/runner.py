@@ -3,7 +3,6 @@
     record = run_plan(out, plan, train, tables, meta, unit_of=..., record="sweep.json", ...)
     run_entries(name, meta, train, columns, out, entries_key="pitfalls", ...)   # entries x seeds
     rows, meta = read(name, folder, text_columns, script);  final_rows(rows);  summarise(rows, columns)
-    renamed(row, {"steps": "ponder"})                                           # code's names <-> files'
     main(argv, ...)                                                              # run / plot
 
 An experiment is a *plan* of units (an (entry, seed) of the pitfall gallery, a (kind, rate,
@@ -30,14 +29,6 @@ from act_experiments.figures import print_written
 from act_experiments.tables import append_rows, numbers_in, read_csv, write_csv, write_json
 from act_experiments.training.cli import OneLineParser, checked
 from act_numpy.checks import check_int
-
-def renamed(value, names):
-    """``value`` with every dict key in ``names`` ({old: new}) renamed, at any depth (a JSON record
-    nests); an experiment's ``to_file`` and ``from_file`` map its code's names to its files' with it."""
-    if isinstance(value, dict):
-        return {names.get(k, k): renamed(v, names) for k, v in value.items()}
-    return value
-
 
 def read(name, folder, text_columns, script):
     """(rows, meta) of experiment ``name`` in ``folder``.

@@ -25,7 +25,7 @@ from act_beyond import pitfalls, universal_transformer as ut
 from act_experiments import course
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
-from act_experiments.tables import RESULTS
+from act_experiments.tables import RESULTS, file_names
 from act_experiments.training.config import DATA_STREAM, EVAL_STREAM
 from act_numpy.checks import check_float, check_int
 
@@ -109,14 +109,7 @@ TEXT = ("entry", "kind", "weights")
 FILE_NAMES = {"max_ponder": "max_steps", "steps": "ponder", **{f"steps_d{k}": f"ponder_d{k}" for k in DEPTHS}}
 
 
-def to_file(value):
-    """A row or the JSON record with the files' names (FILE_NAMES)."""
-    return runner.renamed(value, FILE_NAMES)
-
-
-def from_file(value):
-    """A row or the JSON record read from a file, with the code's names (the inverse of to_file)."""
-    return runner.renamed(value, {v: k for k, v in FILE_NAMES.items()})
+to_file, from_file = file_names(FILE_NAMES)    # rows (and records) with the files' names, and back
 
 
 def flat_eval(e):

@@ -16,7 +16,7 @@ to its slowest member's, which changes the order of some sums, so in float32 two
 run can drift apart over a long run, as two machines' BLAS kernels can):
 
 - ``--engine population`` (the default): runs that share the shape of the computation are
-  stacked into populations (``training.train_population``): K networks take each step as one
+  stacked into populations (``loop.train_population``): K networks take each step as one
   program of batched products, which is faster per network than K separate runs. The runs are
   split into shards of at most ``--population-size`` members, in the order tau by tau (members
   that halt early wait for the slowest one, so a shard of one tau wastes least); by default the
@@ -413,7 +413,6 @@ def _sweep(argv, script, task):
         if args.first_seed:
             meta["first_seed"] = args.first_seed
         if args.task == "characters":
-            from act_experiments.sweeps import per_byte
             meta.update(passage_chunks=args.passage_chunks, corpus=corpus_facts(shared.get("data")),
                         analysis_time_s=round(analysis, 1))
         write_json(out_dir / "sweep.json", meta)
