@@ -40,8 +40,6 @@ WORKER_ENV = {**{name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS
               "MALLOC_TOP_PAD_": str(64 << 20), "PYTHONWARNINGS": "ignore:resource_tracker:UserWarning"}
 
 
-
-
 def backend_classes(name):
     """(backend class, population class) of a backend by name."""
     if name == "torch":

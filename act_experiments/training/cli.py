@@ -70,7 +70,6 @@ def number_list(text, name, check=check_int, *bounds, empty=False, **options):
     return tuple(check(f"each of {name}", v, *bounds, **options) for v in values)
 
 
-
 def build_parser(backend, prog=None, backends=None):
     """The parser of a run's options for ``backend`` (a backend class). Options left out are
     absent from the result. backends: the names --backend may take (None: no --backend option,

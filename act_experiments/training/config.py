@@ -203,7 +203,6 @@ def init_parameters(config):
     return seed_parameters(config["seed"], config["cell"], D, config["hidden"], O, config["halting_bias"])
 
 
-
 def population_arguments(configs, shared):
     """What the engine's populations take from K training configs: the configs (checked to agree
     on ``shared``), each member's initial parameters (as its run alone starts), and the read-out's
