@@ -329,9 +329,9 @@ def evaluate_pondernet(params, x, y, *, max_steps=20, cell="rnn", mode="sample",
 def act_halting_weights(params, x, *, max_ponder, epsilon=0.01, dtype=torch.float32):
     """ACT's p over the ponder steps of one input per row (T = 1): (B, max_ponder) NumPy, zero
     after each row's N (``act_torch.act.act_forward`` with record)."""
-    record = {}
-    P = {k: torch.as_tensor(np.asarray(v), dtype=dtype) for k, v in params.items()}
-    act_forward(torch.as_tensor(np.asarray(x), dtype=dtype), P, epsilon=epsilon, max_ponder=max_ponder, record=record)
+    record = {}       # act_forward brings the parameters to x's dtype
+    act_forward(torch.as_tensor(np.asarray(x), dtype=dtype), params, epsilon=epsilon, max_ponder=max_ponder,
+                record=record)
     p = record["p"][0].double().numpy()
     return np.pad(p, ((0, 0), (0, max_ponder - p.shape[1])))
 

@@ -14,7 +14,8 @@ results equal ``act_numpy.act``'s to rounding (tests/test_engine_numpy.py holds 
 
 What broadcasts over the member axis as the core writes it is the core's own code: the cells,
 the halting update and PonderSteps, and the backward through one input step's ponder steps
-(``act_numpy.act.halting_gradient`` and ``ponder_backward``). What stays here is what the one
+(``act_numpy.act.halting_gradient`` and ``ponder_backward``), and the rows of every ponder step
+for the weights' products (``act_numpy.act.all_rows``). What stays here is what the one
 network's functions cannot take: the loops over t, whose products sum over the rows of each
 member (``_rows``), and the ponder loop, which keeps no cache in an evaluation and gates the
 halting units of ACT and fixed-computation members of one population.
@@ -22,7 +23,7 @@ halting units of ACT and fixed-computation members of one population.
 
 import numpy as np
 
-from act_numpy.act import PonderSteps, halting_gradient, ponder_backward
+from act_numpy.act import PonderSteps, all_rows, halting_gradient, ponder_backward
 from act_numpy.cells import lstm_forward, rnn_forward, sigmoid
 from act_numpy.halting import halting_update
 
@@ -30,16 +31,6 @@ from act_numpy.halting import halting_update
 def _rows(a):
     """(..., A, B, F) -> (..., A * B, F): two axes of rows as one, for a single matrix product."""
     return a.reshape(a.shape[:-3] + (-1, a.shape[-1]))
-
-
-def _all_rows(arrays):
-    """The rows of several (..., B, n_t, F) arrays one after another: (..., sum of n_t * B, F).
-
-    Step-major within each array, (n, b), like act_numpy.act._all_rows: the order in which the
-    products over these rows add their terms, which fixes the last bits of the weights' gradients.
-    One copy, made by concatenate.
-    """
-    return _rows(np.concatenate([np.swapaxes(a, -3, -2) for a in arrays], axis=-3))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,9 +168,9 @@ def backward_pass(dy, dponder, cache):
 
     # every ponder step of every input step used the same W_s, W_h and b_h: one product over
     # all their rows adds up their gradients
-    g["W_s"] = _all_rows(st.s_in for st in steps).mT @ _all_rows(dz_of)
-    dzh = _all_rows(d[..., None] for d in dzh_of)
-    g["W_h"] = _all_rows(st.s for st in steps).mT @ dzh
+    g["W_s"] = all_rows([st.s_in for st in steps]).mT @ all_rows(dz_of)
+    dzh = all_rows([d[..., None] for d in dzh_of])
+    g["W_h"] = all_rows([st.s for st in steps]).mT @ dzh
     g["b_h"] = dzh.sum(axis=-2)
 
     # eq. (3)'s input part: z^n = x_t W_in + flag * w_flag + ... + b_s

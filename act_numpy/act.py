@@ -209,10 +209,10 @@ def backward_pass(dy, dponder, cache):
 
     # every ponder step of every input step used the same W_s, W_h and b_h, so their gradients
     # add up over all of them: one product over the rows (t, n, b) of every step, dW = a.T @ dz
-    s_in = _all_rows([st.s_in for st in steps])                         # (rows, H)
-    s_out = _all_rows([st.s for st in steps])                           # (rows, H)
-    dz = _all_rows(dz_of)                                               # (rows, G)
-    dzh = _all_rows([d[..., None] for d in dzh_of])                     # (rows, 1)
+    s_in = all_rows([st.s_in for st in steps])                         # (rows, H)
+    s_out = all_rows([st.s for st in steps])                           # (rows, H)
+    dz = all_rows(dz_of)                                               # (rows, G)
+    dzh = all_rows([d[..., None] for d in dzh_of])                     # (rows, 1)
     g["W_s"] = s_in.T @ dz
     g["W_h"] = s_out.T @ dzh
     g["b_h"] = dzh.sum(axis=0)
@@ -225,16 +225,17 @@ def backward_pass(dy, dponder, cache):
     return g
 
 
-def _all_rows(arrays):
+def all_rows(arrays):
     """The rows of (B, n_t, F) arrays, one input step after another, as one (rows, F) matrix.
 
     Within a step the rows go step-major, (n, b): a float sum depends on the order of its terms,
     and this is the order the products above have always summed in, so the weights' gradients
     (and every training run built on them) keep their last bits. With one input step, and an
     array stored step-major as ponder and ponder_backward store theirs, a view, not a copy.
+    Leading axes pass through, as in halting_gradient (the engine's K networks: (K, rows, F)).
     """
-    rows = [np.swapaxes(a, 0, 1).reshape(-1, a.shape[-1]) for a in arrays]
-    return rows[0] if len(rows) == 1 else np.concatenate(rows)
+    rows = [np.swapaxes(a, -3, -2).reshape(a.shape[:-3] + (-1, a.shape[-1])) for a in arrays]
+    return rows[0] if len(rows) == 1 else np.concatenate(rows, axis=-2)
 
 
 def halting_gradient(ds_mean, dc_mean, dponder_t, N_t, st):

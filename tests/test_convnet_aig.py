@@ -349,7 +349,7 @@ def test_the_sweep_redraws_its_figures_from_the_committed_csvs(tmp_path, capsys)
     assert "hard" in out and "static" in out and "soft" in out
 
 
-def tiny_sweep(out, monkeypatch, stop_at=None, **kw):
+def tiny_sweep(out, monkeypatch, stop_at=None, iterations=3, **kw):
     """The sweep of seed 0, rate 0.5 and depth 0 at 3 iterations (three networks) through run();
     returns the networks trained. A KeyboardInterrupt stops it as it starts network ``stop_at``."""
     real, calls = aig_experiment.run_one, []
@@ -362,7 +362,7 @@ def tiny_sweep(out, monkeypatch, stop_at=None, **kw):
 
     monkeypatch.setattr(aig_experiment, "run_one", counted)
     try:
-        aig_experiment.run(out, (0,), (0.5,), (0,), dict(aig_experiment.SETTINGS, iterations=kw.pop("iterations", 3)),
+        aig_experiment.run(out, (0,), (0.5,), (0,), dict(aig_experiment.SETTINGS, iterations=iterations),
                      log=lambda line: None, **kw)
     finally:
         monkeypatch.undo()

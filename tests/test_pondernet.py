@@ -338,14 +338,13 @@ TINY = dict(bits=4, train_max=2, hidden=4, batch_size=8, iterations=4, chunk=2, 
             betas=(1e-2, 1e-1), max_steps=3, eval_size=24)
 
 
-def comparison(folder, settings=TINY, **kw):
+def comparison(folder, settings=TINY, progress=None, **kw):
     return pondernet_experiment.run_comparison(settings, work=folder / "work", out=folder / "out",
-                                         progress=kw.pop("progress", None), **kw)
+                                               progress=progress, **kw)
 
 
 def test_comparison_tables_round_trip(tmp_path):
-    back = comparison(tmp_path)
-    tables = back
+    tables = comparison(tmp_path)         # what run_comparison returns is read tables from its files
     assert len(tables["runs"]) == 2 + 4                       # ACT: 1 tau x 2 seeds; PonderNet: 2 betas x 2 seeds
     assert len(tables["curves"]) == 2 * 6                     # measured after each of the two chunks
     assert {r["iteration"] for r in tables["curves"]} == {2, 4}
@@ -358,18 +357,17 @@ def test_comparison_tables_round_trip(tmp_path):
         key = (r["model"], r["knob"], r["seed"], r["count"])
         sums[key] = sums.get(key, 0.0) + r["p"]
     assert len(sums) == 6 * 4 and all(abs(v - 1) < 1e-5 for v in sums.values())
-    assert back == pondernet_experiment.read_comparison(tmp_path / "out")
-    assert back["meta"]["settings"]["bits"] == 4 and len(back["runs"]) == 6
-    assert back["runs"][0]["model"] in ("act", "pondernet") and isinstance(back["runs"][0]["seed"], int)
-    act_knob, pn_knob = pondernet_plots.comparison_picks(back)
+    assert tables["meta"]["settings"]["bits"] == 4 and len(tables["runs"]) == 6
+    assert tables["runs"][0]["model"] in ("act", "pondernet") and isinstance(tables["runs"][0]["seed"], int)
+    act_knob, pn_knob = pondernet_plots.comparison_picks(tables)
     assert act_knob == 1e-2 and pn_knob in (1e-2, 1e-1)
-    picks = pondernet_plots.attention_picks(back, act_knob, pn_knob)
+    picks = pondernet_plots.attention_picks(tables, act_knob, pn_knob)
     assert [m for m, _, _ in picks] == ["act", "pondernet"]
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    for fig in (pondernet_plots.figure_errors(back), pondernet_plots.figure_counts(back, act_knob, pn_knob),
-                pondernet_plots.figure_attention(back, picks), pondernet_plots.figure_curves(back)):
+    for fig in (pondernet_plots.figure_errors(tables), pondernet_plots.figure_counts(tables, act_knob, pn_knob),
+                pondernet_plots.figure_attention(tables, picks), pondernet_plots.figure_curves(tables)):
         plt.close(fig)
 
 

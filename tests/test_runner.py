@@ -172,16 +172,14 @@ def test_a_plan_of_two_tables_keeps_whole_units_and_keeps_what_the_experiment_ad
         return {"runs.csv": [{"unit": unit, "value": unit / 4}],
                 "detail.csv": [{"unit": unit, "part": p} for p in range(2)]}, f"unit {unit}"
 
-    def plan(**kw):
-        return runner.run_plan(tmp_path, [1, 2, 3], train, tables, {"settings": {"lr": kw.pop("lr", 0.1)}},
+    def plan(lr=0.1, **kw):
+        return runner.run_plan(tmp_path, [1, 2, 3], train, tables, {"settings": {"lr": lr}},
                                unit_of=lambda table, row: int(row["unit"]), record="record.json", name="demo",
                                script="scripts/demo.py", log=lambda line: None, **kw)
     plan()
     whole = {name: (tmp_path / name).read_text() for name in tables}
     record = json.loads((tmp_path / "record.json").read_text())
-    write = json.loads((tmp_path / "record.json").read_text())
-    write["extra"] = 7                                     # what an experiment adds to its record
-    (tmp_path / "record.json").write_text(json.dumps(write))
+    (tmp_path / "record.json").write_text(json.dumps(dict(record, extra=7)))   # what an experiment adds to its record
     lines = (tmp_path / "runs.csv").read_text().splitlines()
     (tmp_path / "runs.csv").write_text("\n".join(lines[:-1]) + "\n")   # unit 3 stopped before its last append
     calls.clear()
