@@ -223,12 +223,12 @@ def final_evals(rows):
     return runner.final_rows(rows, key="pitfall")
 
 
-def _per_run_means(rows, ends, pitfall, column):
+def _per_run_means(rows, pitfall, column):
     """The mean of ``column`` over each run's probes (the whole run), one value per seed."""
+    mine = [r for r in rows if r["pitfall"] == pitfall]
     per_run = []
-    for seed in sorted({r["seed"] for r in ends}):
-        probes = [r[column] for r in rows if r["pitfall"] == pitfall and r["seed"] == seed
-                  and r.get(column) is not None]
+    for seed in sorted({r["seed"] for r in mine}):
+        probes = [r[column] for r in mine if r["seed"] == seed and r.get(column) is not None]
         if probes:
             per_run.append(sum(probes) / len(probes))
     return per_run
@@ -241,11 +241,9 @@ def summarise(rows):
     averaged over each run's probes first (the whole run); "seeds": how many runs."""
     out = runner.summarise(rows, ("error", "error_at_half", "error_random", "steps", "rho", "max_N", "capped",
                                   "weight_sum"), key="pitfall")
-    ends = final_evals(rows)
     for p, entry in out.items():
-        mine = [r for r in ends if r["pitfall"] == p]
         for c in ("grad_data", "grad_ponder"):
-            per_run = _per_run_means(rows, mine, p, c)
+            per_run = _per_run_means(rows, p, c)
             if per_run:
                 entry[c] = runner.spread(per_run)
         entry["seeds"] = entry.pop("seeds")          # kept the last field, after the gradients
