@@ -41,11 +41,20 @@ def halting_mask(configs, shape, dtype):
     """What multiplies every member's halting units: None when every member is ACT (nothing to
     multiply, so ACT's numbers are untouched), else an array of ``shape`` (K first) holding 1.0
     for an ACT member and 0.0 for a fixed-computation one (config ``fixed_ponder`` F: h = 0, so
-    it runs to its cap M = F). Configs from before ``fixed_ponder`` existed are ACT."""
-    fixed = [c.get("fixed_ponder") is not None for c in configs]
+    it runs to its cap M = F; and for a random-schedule one, ``random_ponder``, whose caps are its
+    drawn numbers of updates: ``random_members``). Configs from before either existed are ACT."""
+    fixed = [c.get("fixed_ponder") is not None or c.get("random_ponder") is not None for c in configs]
     if not any(fixed):
         return None
     return np.array([0.0 if f else 1.0 for f in fixed], dtype=dtype).reshape(shape)
+
+
+def random_members(configs, shape):
+    """None when no member is a random-schedule control (config ``random_ponder``), else a bool
+    array of ``shape`` (K first), True for those members: their caps are the numbers of updates
+    drawn for each row and input step, and with h = 0 each row takes exactly that many."""
+    scheduled = [c.get("random_ponder") is not None for c in configs]
+    return np.array(scheduled).reshape(shape) if any(scheduled) else None
 
 
 def check_member(k, K):

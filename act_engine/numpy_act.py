@@ -38,7 +38,7 @@ def _rows(a):
 # ---------------------------------------------------------------------------------------------
 
 
-def forward_pass(x, P, cell, epsilon, max_ponder, keep=True, halting=None):
+def forward_pass(x, P, cell, epsilon, max_ponder, keep=True, halting=None, caps=None):
     """act_forward on checked arrays, which may carry leading axes (K networks stacked).
 
     x (..., B, T, D); P: the seven parameters, each (..., *its shape in params.py); epsilon and
@@ -47,6 +47,9 @@ def forward_pass(x, P, cell, epsilon, max_ponder, keep=True, halting=None):
     halting: None, or an array of 1.0 (ACT) and 0.0 (the fixed-computation control of
     act_numpy.act.fixed_forward: h = 0, so the row runs to its cap) that multiplies every h^n
     and broadcasts against the rows, e.g. (K, 1).
+    caps: None, or (..., B, T) integers, each row's cap at each input step in place of
+    max_ponder: a member with h = 0 (``halting``) and its drawn N as the cap takes exactly N
+    updates, the random-schedule control (act_numpy.act.scheduled_forward with halting=False).
     Returns y (..., B, T, O), N (..., B, T), R (..., B, T) and the cache, as act_forward.
 
     act_numpy.act.forward_pass with a member axis: its products over the (B, T) rows keep the
@@ -65,8 +68,9 @@ def forward_pass(x, P, cell, epsilon, max_ponder, keep=True, halting=None):
     R = np.zeros((*lead, B, T), dtype=x.dtype)
     steps = []
     for t in range(T):
+        cap = max_ponder if caps is None else caps[..., t]
         s, state, st, N[..., t], R[..., t] = ponder(xW[..., t, :], w_flag, s, state, P, cell, epsilon,
-                                                    max_ponder, keep, halting)
+                                                    cap, keep, halting)
         S[..., t, :] = s
         steps.append(st)
 

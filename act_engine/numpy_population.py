@@ -11,7 +11,9 @@ about as many Python steps as one.
 
 Each member keeps what makes it its own run: its initial parameters (from its seed), time penalty tau, halting threshold epsilon, cap M (a no-ACT
 baseline is the member with M = 1), halting bias and learning rate, and whether it halts at all
-(a fixed-computation control, ``fixed_ponder`` F, is the member with M = F and h = 0). What the members share is
+(a fixed-computation control, ``fixed_ponder`` F, is the member with M = F and h = 0; a
+random-schedule control, ``random_ponder``, the member with h = 0 whose cap at each row and input
+step is the N drawn for it, given to every step as ``schedule``). What the members share is
 the shape of the computation: task and task options, cell, hidden size, batch size and dtype.
 Halting, masks and ponder cost are per member and per sequence; the ponder loop goes on while
 any row of any member is still running, and the steps a row takes after it halted get weight
@@ -30,7 +32,7 @@ from act_numpy.model import objective
 from act_numpy.optim import Adam
 from act_numpy.params import PARAM_NAMES, real_array
 
-from .members import SHARED, check_member, check_members, halting_mask, pack_state, unpack_state
+from .members import SHARED, check_member, check_members, halting_mask, pack_state, random_members, unpack_state
 from .numpy_act import backward_pass, forward_pass
 
 
@@ -60,11 +62,24 @@ class Population:
         self.max_ponder = np.array([c["max_ponder"] for c in configs]).reshape(self.K, 1)
         self.tau = np.array([c["tau"] for c in configs]).reshape(self.K, 1, 1)
         self.halting = halting_mask(configs, (self.K, 1), self.dtype)
+        self.scheduled = random_members(configs, (self.K, 1, 1))
         # member k's Adam holds views of row k of the stacked arrays and updates them in place
         self.optimizers = [Adam({name: p[k] for name, p in self.params.items()}, lr=c["lr"])
                            for k, c in enumerate(configs)]
 
-    def _step(self, x, y, mask, backward):
+    def _caps(self, schedule, shape):
+        """Each member's cap per row and input step (K, B, T): its cap M, or for a random-schedule
+        member the numbers of updates in ``schedule`` (K, B, T); None when no member is one."""
+        if self.scheduled is None:
+            return None
+        if schedule is None or np.shape(schedule) != shape:
+            raise ValueError(f"schedule must be (K, B, T) = {shape}: the population has random-schedule members")
+        schedule = np.asarray(schedule)
+        if np.where(self.scheduled, schedule, 1).min() < 1:
+            raise ValueError("schedule must hold numbers of updates >= 1 for the random-schedule members")
+        return np.where(self.scheduled, schedule, self.max_ponder[:, :, None])
+
+    def _step(self, x, y, mask, schedule, backward):
         """Forward (and with ``backward`` the gradients) of every member.
 
         Returns the K members' stats dicts and the gradients, stacked as params (None without
@@ -78,7 +93,7 @@ class Population:
         for name, p in self.params.items():
             real_array(f"params[{name!r}]", p)      # NaN or inf: the loop reports divergence
         y_hat, N, R, cache = forward_pass(x, self.params, self.cell, self.epsilon, self.max_ponder, keep=backward,
-                                        halting=self.halting)
+                                        halting=self.halting, caps=self._caps(schedule, mask.shape))
         total, dy, dponder, stats = objective(y_hat, N, R, y, mask, loss=self.loss_kind,
                                               heads=self.heads, tau=self.tau)
         grads = backward_pass(dy, dponder, cache) if backward else None
@@ -86,19 +101,20 @@ class Population:
                    for k in range(self.K)]
         return members, grads
 
-    def train_step(self, x, y, mask):
-        """One Adam step of every member on its own batch: x (K, B, T, D), y, mask (K, B, T).
+    def train_step(self, x, y, mask, schedule=None):
+        """One Adam step of every member on its own batch: x (K, B, T, D), y, mask (K, B, T);
+        schedule (K, B, T), read for the random-schedule members only.
 
         Returns K stats dicts, each as NumpyBackend.train_step's: loss, wrong, rho, N.
         """
-        members, grads = self._step(x, y, mask, backward=True)
+        members, grads = self._step(x, y, mask, schedule, backward=True)
         for k, optimizer in enumerate(self.optimizers):
             optimizer.step({name: grads[name][k] for name in PARAM_NAMES})
         return members
 
-    def evaluate(self, x, y, mask):
+    def evaluate(self, x, y, mask, schedule=None):
         """The same statistics as train_step, without a gradient or an update."""
-        return self._step(x, y, mask, backward=False)[0]
+        return self._step(x, y, mask, schedule, backward=False)[0]
 
     def _check_member(self, k):
         return check_member(k, self.K)

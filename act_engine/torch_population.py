@@ -70,6 +70,8 @@ class Population:
         self.tau = torch.tensor([c["tau"] for c in configs], **as_t)
         self.threshold = torch.tensor([1.0 - c["epsilon"] for c in configs], **as_t).view(column)
         self.max_ponder = torch.tensor([c["max_ponder"] for c in configs], device=self.device).view(column)
+        if members.random_members(configs, (self.K,)) is not None:
+            raise ValueError("configs: the random-schedule control (random_ponder) trains in the NumPy population")
         mask = members.halting_mask(configs, column, np.float64)      # None unless a member is fixed
         self.halting = None if mask is None else torch.tensor(mask, **as_t)
         # torch's Adam, every member with its own learning rate and step count

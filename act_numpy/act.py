@@ -3,6 +3,7 @@
     y, N, R, cache = act_forward(x, params, cell="rnn", epsilon=0.01, max_ponder=100)
     grads = act_backward(dy, dponder, cache)
     y, N, R, cache = fixed_forward(x, params, cell="rnn", fixed_ponder=3)   # the control: 3 updates
+    y, N, R, cache = scheduled_forward(x, params, cell="rnn", N=N_given)     # N_given[b, t] updates
 
 Shapes: x (B, T, D); y (B, T, O); N (B, T) int; R (B, T). Parameters: see ``params.py``. Batch
 first everywhere, the ponder steps too: the cache keeps per input step a PonderSteps with
@@ -31,7 +32,7 @@ import numpy as np
 
 from .cells import lstm_backward, lstm_forward, rnn_backward, rnn_forward, sigmoid
 from .checks import check_int
-from .halting import halting_backward, halting_update
+from .halting import forced_update, halting_backward, halting_update
 from .params import check_arrays, check_upstream
 
 
@@ -83,10 +84,33 @@ def fixed_forward(x, params, *, cell="rnn", fixed_ponder=1):
     return forward_pass(x, P, cell, 0.01, fixed_ponder, halting=False)
 
 
-def forward_pass(x, P, cell, epsilon, max_ponder, halting=True):
+def scheduled_forward(x, params, *, cell="rnn", N, halting=False):
+    """Exactly N[b, t] updates at input step t of row b, the numbers of updates given, not found.
+
+    N (B, T) integers >= 1. halting=False, the random-schedule control: the halting unit is
+    removed (h = 0) and p^N = 1, so the output and the next state read the N-th update alone, as
+    fixed_forward's do; N drawn at random from ACT's own distribution of N gives a network the
+    computation ACT used, spread without regard to the input. A constant N = F is fixed_forward
+    with F, bit for bit. halting=True, the shuffle probe (evaluation only): a trained ACT
+    network's halting units kept, but stopped at N (halting.forced_update): p^n = h^n before N
+    and the remainder 1 - sum_{n<N} h^n, clipped at 0, at N. With N = ACT's own N(t) this is
+    act_forward exactly. Returns what act_forward returns; act_backward takes the cache (with
+    halting=False, W_h and b_h get zero gradients, as in fixed_forward).
+    """
+    N = np.asarray(N)
+    if N.ndim != 2 or not np.issubdtype(N.dtype, np.integer) or (N.size and N.min() < 1):
+        raise ValueError(f"N must be a (B, T) array of integers >= 1, got {N.dtype} {N.shape}")
+    x, P = check_arrays(x, params, cell, 0.01, int(N.max(initial=1)))
+    if N.shape != x.shape[:2]:
+        raise ValueError(f"N must have the shape (B, T) = {x.shape[:2]} of x, got {N.shape}")
+    return forward_pass(x, P, cell, 0.01, None, halting=halting, schedule=N)
+
+
+def forward_pass(x, P, cell, epsilon, max_ponder, halting=True, schedule=None):
     """act_forward on checked arrays: x (B, T, D), P the seven parameters (params.py).
 
-    halting=False: the halting unit is removed (h = 0), as fixed_forward needs."""
+    halting=False: the halting unit is removed (h = 0), as fixed_forward needs. schedule: None,
+    or (B, T) integers, each row's N at each input step (scheduled_forward; max_ponder unused)."""
     B, T, D = x.shape
     H = P["W_s"].shape[0]
     W_in, w_flag = P["W_x"][:D], P["W_x"][D]          # x~ W_x = x W_in + flag * w_flag
@@ -100,8 +124,9 @@ def forward_pass(x, P, cell, epsilon, max_ponder, halting=True):
     R = np.zeros((B, T), dtype=x.dtype)
     steps = []
     for t in range(T):
+        forced = None if schedule is None else schedule[:, t]
         s, state, st, N[:, t], R[:, t] = ponder(xW[:, t], w_flag, s, state, P, cell, epsilon, max_ponder,
-                                                halting)
+                                                halting, forced)
         S[:, t] = s
         steps.append(st)
 
@@ -111,12 +136,13 @@ def forward_pass(x, P, cell, epsilon, max_ponder, halting=True):
     return y, N, R, cache
 
 
-def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, halting=True):
+def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, halting=True, forced=None):
     """The ponder steps of one input step t: from the state s_{t-1} to the mean field s_t.
 
     xW_t (B, G): x_t W_in + b_s; w_flag (G,): the flag's row of W_x; s: s_{t-1} (B, H); state:
     the cell's state at t - 1 (s itself, or the LSTM's pair (s, c)). Steps run while any row is
-    still running. halting=False sets every h^n to 0, so every row runs to the cap M.
+    still running. halting=False sets every h^n to 0, so every row runs to the cap M. forced:
+    None, or (B,) the step each row halts at (halting.forced_update, for scheduled_forward).
     Returns s_t (eq. 9), the cell's state at t (for the LSTM (s_t, c_t), both mean fields), the
     PonderSteps, N (B,) and R (B,).
     """
@@ -143,7 +169,10 @@ def ponder(xW_t, w_flag, s, state, P, cell, epsilon, max_ponder, halting=True):
             h = sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]           # eq. (5), from the new state
         else:
             h = np.zeros(B, dtype=xW_t.dtype)                    # fixed_forward: no halting unit
-        p, halt, cum, running = halting_update(h, cum, running, n, epsilon, max_ponder)
+        if forced is None:
+            p, halt, cum, running = halting_update(h, cum, running, n, epsilon, max_ponder)
+        else:
+            p, halt, cum, running = forced_update(h, cum, running, n, forced)
         mean_s += p[:, None] * s                                 # eq. (9): s_t = sum_n p^n s^n
         if lstm:
             mean_c += p[:, None] * c

@@ -29,6 +29,23 @@ def halting_update(h, cum, running, n, epsilon, max_ponder):
     return p, halt, cum, running & ~halt
 
 
+def forced_update(h, cum, running, n, N):
+    """halting_update with N(t) given instead of found: every row halts at its own step N.
+
+    h, cum, running, n as in halting_update; N (B,) int, the step each row halts at (1 <= N).
+    Before N the weights are ACT's, p^n = h^n (eq. 6); at N the remainder 1 - sum_{k<N} h^k
+    (eq. 8), clipped at 0: a forced N may lie past the step where ACT would have halted, where
+    the sum already exceeds 1. Where N is ACT's own N(t) the sum is below 1 - epsilon, nothing
+    is clipped, and p is ACT's exactly. With h = 0 (no halting unit) p^N = 1: the output reads the
+    N-th state alone, as the fixed-computation control's does.
+    Returns p, halt, cum, running as halting_update does.
+    """
+    halt = running & (n >= N)
+    p = np.where(halt, np.maximum(1.0 - cum, 0.0), np.where(running, h, 0.0))
+    cum = np.where(running & ~halt, cum + h, cum)
+    return p, halt, cum, running & ~halt
+
+
 def halting_weights(h, epsilon=0.01, max_ponder=100):
     """N(t), p and R(t) for halting values that are known in advance.
 

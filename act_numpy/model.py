@@ -12,7 +12,7 @@ zero padding after a short sequence costs no ponder time.
 
 import numpy as np
 
-from .act import act_backward, act_forward, fixed_forward
+from .act import act_backward, act_forward, fixed_forward, scheduled_forward
 from .checks import check_float
 from .losses import LOSSES, task_loss
 from .params import init_params
@@ -55,18 +55,20 @@ class ACTModel:
     epsilon, max_ponder: halting threshold and cap M (max_ponder=1 is the no-ACT baseline:
     one update per input). fixed_ponder: None for ACT, or F for the fixed-computation control
     (act.fixed_forward: exactly F updates per input, no halting unit; max_ponder is then F).
+    scheduled: True for the random-schedule control (act.scheduled_forward: no halting unit,
+    and every forward, loss and evaluate is given the numbers of updates N (B, T) to take).
     params: existing parameters, or None to draw them from rng.
     """
 
     def __init__(self, cell, D, H, O, *, loss="sigmoid", heads=1, tau=1e-3, epsilon=0.01,
                  max_ponder=100, halting_bias=1.0, rng=None, params=None, dtype=np.float64,
-                 fixed_ponder=None):
+                 fixed_ponder=None, scheduled=False):
         if loss not in LOSSES:
             raise ValueError(f"unknown loss {loss!r}; expected one of {tuple(LOSSES)}")
         check_float("tau", tau, 0.0)
         self.cell, self.loss_kind, self.heads = cell, loss, heads
         self.tau, self.epsilon, self.max_ponder = tau, epsilon, max_ponder
-        self.fixed_ponder = fixed_ponder
+        self.fixed_ponder, self.scheduled = fixed_ponder, scheduled
         if fixed_ponder is not None:
             self.max_ponder = fixed_ponder
         if params is None:
@@ -74,9 +76,15 @@ class ACTModel:
             params = init_params(cell, D, H, O, rng, halting_bias=halting_bias, dtype=dtype)
         self.params = params
 
-    def forward(self, x):
+    def forward(self, x, N=None):
         """y (B, T, O), N (B, T), R (B, T), cache: act_forward with this model's settings (or
-        fixed_forward for the fixed-computation control)."""
+        fixed_forward for the fixed-computation control, scheduled_forward with the N (B, T)
+        given for the random-schedule control)."""
+        if self.scheduled != (N is not None):
+            raise ValueError("N: the random-schedule control takes N (B, T), and only it"
+                             if self.scheduled else "N is taken by the random-schedule control only")
+        if self.scheduled:
+            return scheduled_forward(x, self.params, cell=self.cell, N=N)
         if self.fixed_ponder is not None:
             return fixed_forward(x, self.params, cell=self.cell, fixed_ponder=self.fixed_ponder)
         return act_forward(x, self.params, cell=self.cell, epsilon=self.epsilon, max_ponder=self.max_ponder)
@@ -84,15 +92,16 @@ class ACTModel:
     def _objective(self, y_hat, N, R, y, mask):
         return objective(y_hat, N, R, y, mask, loss=self.loss_kind, heads=self.heads, tau=self.tau)
 
-    def loss(self, x, y, mask):
+    def loss(self, x, y, mask, N=None):
         """Loss, gradients (keys of params, plus "x") and statistics for one batch.
 
-        x (B, T, D), y targets as the task gives them, mask (B, T).
+        x (B, T, D), y targets as the task gives them, mask (B, T); N (B, T) for the
+        random-schedule control only.
         stats: "data_loss", "ponder_cost" (tau * mean P), "N", "R", "rho" (B, T) with zeros
         outside each sequence, "wrong" (B, T) bool, "sequence_error" (B,) bool,
         "mean_ponder" (mean rho over the sequences' steps), "max_ponder" (largest N).
         """
-        y_hat, N, R, cache = self.forward(x)
+        y_hat, N, R, cache = self.forward(x, N)
         total, dy, dponder, stats = self._objective(y_hat, N, R, y, mask)
         grads = act_backward(dy, dponder, cache)
         steps = sequence_steps(mask)
@@ -101,9 +110,9 @@ class ACTModel:
                      max_ponder=int((N * steps).max()))
         return float(total), grads, stats
 
-    def evaluate(self, x, y, mask):
+    def evaluate(self, x, y, mask, N=None):
         """The loss L + tau P and its statistics ("data_loss", "ponder_cost", "rho", "wrong",
         "N"), forward only: no gradient."""
-        y_hat, N, R, _ = self.forward(x)
+        y_hat, N, R, _ = self.forward(x, N)
         total, _, _, stats = self._objective(y_hat, N, R, y, mask)
         return float(total), dict(stats, N=N)

@@ -2,6 +2,7 @@
 
     y, N, R = act_forward(x, params, cell="rnn", epsilon=0.01, max_ponder=100)
     y, N, R = fixed_forward(x, params, cell="rnn", fixed_ponder=3)     # the control: 3 updates
+    y, N, R = scheduled_forward(x, params, cell="rnn", N=N_given)      # N_given[b, t] updates
 
 Same contract as ``act_numpy.act.act_forward`` (shapes, parameter names, flag, cells, halting),
 on torch tensors:
@@ -29,6 +30,7 @@ the version to read.
 
 from collections.abc import Mapping
 
+import numpy as np
 import torch
 
 from act_numpy.checks import check_int
@@ -161,9 +163,26 @@ def fixed_forward(x, params, *, cell="rnn", fixed_ponder=1, record=None):
     return _forward(x, params, cell, 0.01, fixed_ponder, record, halting=False)
 
 
-def _forward(x, params, cell, epsilon, max_ponder, record, halting):
-    """act_forward's work; halting=False removes the halting unit (h = 0), for fixed_forward."""
+def scheduled_forward(x, params, *, cell="rnn", N, record=None):
+    """The random-schedule control (act_numpy.act.scheduled_forward with halting=False): exactly
+    N[b, t] updates at input step t of row b, no halting unit, p^N = 1, so the output and the next
+    state read the N-th update alone. N (B, T) integers >= 1 (a tensor or an array; no gradient).
+    Returns y, N, R as act_forward; W_h and b_h are read by nothing and get no gradient.
+    """
+    N = torch.as_tensor(np.asarray(N) if not torch.is_tensor(N) else N)
+    if N.dim() != 2 or N.dtype.is_floating_point or N.dtype == torch.bool or (N.numel() and int(N.min()) < 1):
+        raise ValueError(f"N must be a (B, T) array of integers >= 1, got {N.dtype} {tuple(N.shape)}")
+    if tuple(N.shape) != tuple(x.shape[:2]):
+        raise ValueError(f"N must have the shape (B, T) = {tuple(x.shape[:2])} of x, got {tuple(N.shape)}")
+    return _forward(x, params, cell, 0.01, int(N.max()), record, halting=False, schedule=N)
+
+
+def _forward(x, params, cell, epsilon, max_ponder, record, halting, schedule=None):
+    """act_forward's work; halting=False removes the halting unit (h = 0), for fixed_forward;
+    schedule (B, T): each row's cap at each input step, for scheduled_forward."""
     x, P, (B, T, D, H, O) = prepare(x, params, cell, epsilon, max_ponder)
+    if schedule is not None:
+        schedule = schedule.to(device=x.device, dtype=torch.int64)
     lstm = cell == "lstm"
     # x~ W_x = x W_x[:D] + flag * W_x[D]: the input's part of eq. (3) is the same for every ponder
     # step, so it is computed once for all t (with b_s); the flag row is added at n = 1 only
@@ -173,6 +192,7 @@ def _forward(x, params, cell, epsilon, max_ponder, record, halting):
     state = (zeros, zeros) if lstm else zeros                     # initial state: zeros
     means, mean_cells, Ns, Rs = [], [], [], []
     for t in range(T):
+        cap = max_ponder if schedule is None else schedule[:, t]      # the cap M, or each row's N
         states, cells, sums = [], [], []
         cum = x.new_zeros(B)                                      # sum of the halting units so far
         prev = state                                              # s_{t-1} enters step n = 1
@@ -190,12 +210,13 @@ def _forward(x, params, cell, epsilon, max_ponder, record, halting):
                 with torch.no_grad():
                     cum = cum + torch.sigmoid(s @ P["W_h"] + P["b_h"])[:, 0]
             sums.append(cum)
-            if not halting_test(cum, n, 1.0 - epsilon, max_ponder).any():   # one host sync per step
+            if not halting_test(cum, n, 1.0 - epsilon, cap).any():   # one host sync per step
                 break                                                        # every row has halted
         S_n = torch.stack(states, dim=1)                          # (B, n_t, H): s^1 .. s^n_t
         steps = torch.arange(1, S_n.shape[1] + 1, device=x.device)
         # N(t): the first n whose sum reaches 1 - eps, or the cap M (eqs 7, 13)
-        N = halting_test(torch.stack(sums, dim=-1), steps, 1.0 - epsilon, max_ponder).sum(dim=-1) + 1
+        N = halting_test(torch.stack(sums, dim=-1), steps, 1.0 - epsilon,
+                         cap if schedule is None else cap[:, None]).sum(dim=-1) + 1
         # eq. (5) with gradient, for all the steps of t in one product (the same values as above)
         if halting:
             h = torch.sigmoid(S_n @ P["W_h"][:, 0] + P["b_h"])    # (B, n_t)

@@ -187,7 +187,9 @@ def test_a_control_sweep_of_its_own_names_its_runs_and_adds_the_column(root, cap
     assert status == 0, err
     with open(root / "results" / "ctl" / "runs.csv") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0])[-1] == "fixed_ponder"
+    # the measured columns come after fixed_ponder; the control's N is F and its remainder 1
+    assert list(rows[0])[-4:] == ["fixed_ponder", "mean_N", "mean_R", "random_of"]
+    assert [(float(r["mean_N"]), float(r["mean_R"]), r["random_of"]) for r in rows] == [(3.0, 1.0, ""), (2.0, 1.0, "")]
     assert [(r["run"], r["act"], r["tau"], r["fixed_ponder"]) for r in rows] == [
         ("fixed3-seed0", "0", "", "3"), ("fixed2-seed0", "0", "", "2")]
     assert [float(r["mean_ponder"]) for r in rows] == [4.0, 3.0]

@@ -48,7 +48,10 @@ def close(a, b, where):
         elif isinstance(a[key], list):
             assert len(a[key]) == len(b[key]), where
             for i, (u, v) in enumerate(zip(a[key], b[key])):
-                close(u, v, (where, key, i))
+                if isinstance(u, dict):
+                    close(u, v, (where, key, i))
+                else:                      # N_counts: [N, count] pairs, integers
+                    assert u == v, (where, key, i)
         else:
             assert a[key] == b[key], (where, key)
 

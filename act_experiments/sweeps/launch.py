@@ -7,8 +7,13 @@ The runs of a sweep are every (tau, seed) pair and, unless --no-baseline, each s
 --no-act (the cap M = 1), and every (F, seed) pair of --fixed-ponders: the fixed-computation
 control, exactly F updates per input and no halting unit (--fixed-ponder F of scripts/train.py).
 A sweep with --fixed-ponders and no --taus is a control of its own: run with the settings and
-seeds of an ACT sweep, its runs pair with that sweep's seed by seed. Each run is the shared training loop (``training``) with its own run
-folder: log, checkpoint, summary, exactly the files of ``python scripts/train.py``.
+seeds of an ACT sweep, its runs pair with that sweep's seed by seed. --random-ponders SWEEP:TAU
+adds the random-schedule control (--random-ponder of scripts/train.py): for each seed S, a
+network without its halting unit whose numbers of updates are drawn i.i.d. per input step from
+the held-out N distribution of SWEEP's run tauTAU-seedS (results/SWEEP/N_counts.csv), so that it
+gets the computation that ACT network used, spread without regard to the input. Each run is
+the shared training loop (``training``) with its own run folder: log, checkpoint, summary,
+exactly the files of ``python scripts/train.py``.
 
 How the runs are scheduled (none of it changes what a run computes; the numbers agree to
 rounding, and in float64 to about 1e-9 over a run. A population pads every member's ponder loop
@@ -38,8 +43,11 @@ results go to results/<name>/ (committed):
 
     runs.csv        one row per run: tau (empty for no ACT), act, seed, final held-out sequence
                     error, mean and max ponder, loss, iterations, training seconds, fixed_ponder
-                    (F for the fixed-computation control, else empty)
-    difficulty.csv  one row per run and difficulty: count, error, ponder (held-out set)
+                    (F for the fixed-computation control, else empty), the measured mean N and
+                    mean R (rho = N + R), random_of (the τ whose N a random-schedule run draws)
+    difficulty.csv  one row per run and difficulty: count, error, ponder, N (held-out set)
+    N_counts.csv    one row per run and N: how many held-out steps took N updates
+    weights.npz     --save-weights: every ACT run's final parameters, float16 (writing.load_weights)
     curves.csv      one row per run and evaluation: iteration, sequence error, mean ponder
     sweep.json      the command, the shared options, engine, backend, wall time, machine
 
@@ -77,7 +85,7 @@ from act_experiments.data.text import corpus_facts
 from act_experiments.training.checkpoints import WriteFailed
 from act_experiments.training.cli import OneLineParser, build_parser, checked, fail, number_list
 from act_experiments.training.config import data_sha256, make_config, upgrade
-from act_experiments.tables import write_json
+from act_experiments.tables import read_csv, write_json
 from act_experiments.sweeps.writing import collect, machine
 from act_experiments.sweeps.workers import backend_classes, finished, plan_shards, run_shards
 from act_numpy.checks import check_float, check_int
@@ -88,7 +96,7 @@ ENGINES, BACKENDS = ("population", "pool"), ("numpy", "torch")
 # how a run is carried out rather than what it computes: free to change between two sweeps
 SCHEDULING = ("out", "device", "checkpoint_every")
 # options the sweep sets for each run itself
-SET_BY_SWEEP = ("task", "seed", "tau", "no_act", "fixed_ponder", "out", "resume", "device")
+SET_BY_SWEEP = ("task", "seed", "tau", "no_act", "fixed_ponder", "random_ponder", "out", "resume", "device")
 
 
 def default_backend(device):
@@ -116,6 +124,12 @@ def parse_args(argv=None, script="sweep.py", task=None):
     ap.add_argument("--fixed-ponders", default="", metavar="F[,F...]",
                     help="the fixed-computation control: runs with exactly F >= 2 updates per input and no "
                          "halting unit (fixedF-seedS), beside the tau and no-ACT runs (F = 1 is the no-ACT run)")
+    ap.add_argument("--random-ponders", default="", metavar="SWEEP:TAU[,TAU...]",
+                    help="the random-schedule control: per seed S and TAU, a network without a halting unit "
+                         "whose N is drawn per input step from the N distribution of SWEEP's run tauTAU-seedS "
+                         "(results/SWEEP/N_counts.csv) (randomTAU-seedS; NumPy backend)")
+    ap.add_argument("--save-weights", action="store_true",
+                    help="also write every ACT run's final parameters to results/<name>/weights.npz (float16)")
     ap.add_argument("--seeds", type=int, default=1 if task == "characters" else 3,
                     help="networks per tau (seeds 0..seeds-1)")
     ap.add_argument("--first-seed", type=int, default=0, metavar="S",
@@ -140,8 +154,9 @@ def parse_args(argv=None, script="sweep.py", task=None):
         args.task = task
     args.taus = list(checked(ap, number_list, args.taus, "--taus", check_float, 0.0, empty=True))
     args.fixed_ponders = parse_fixed_ponders(ap, args.fixed_ponders)
-    if not (args.taus or args.fixed_ponders):
-        ap.error("need at least one tau or fixed ponder")
+    args.random_from, args.random_taus = parse_random_ponders(ap, args.random_ponders)
+    if not (args.taus or args.fixed_ponders or args.random_taus):
+        ap.error("need at least one tau or fixed ponder (or random ponder)")
     checked(ap, check_int, "--seeds", args.seeds)
     checked(ap, check_int, "--first-seed", args.first_seed, 0)
     for option, value in (("--workers", args.workers), ("--population-size", args.population_size)):
@@ -175,6 +190,32 @@ def parse_fixed_ponders(parser, text):
     if len(set(values)) < len(values):
         parser.error(f"--fixed-ponders: give each F once, got {text}")
     return values
+
+
+def parse_random_ponders(parser, text):
+    """--random-ponders "parity16_measured:1e-3" -> ("parity16_measured", [0.001]); ("", []) for
+    ""; one line for anything else, or for a sweep with no N_counts.csv."""
+    if not text:
+        return "", []
+    name, sep, taus = text.partition(":")
+    if not sep or not name:
+        parser.error(f"--random-ponders must be SWEEP:TAU[,TAU...], got {text!r}")
+    check_name(parser, name)
+    taus = list(checked(parser, number_list, taus, "--random-ponders", check_float, 0.0))
+    if not (ROOT / "results" / name / "N_counts.csv").is_file():
+        parser.error(f"--random-ponders: results/{name} has no N_counts.csv (a sweep that measured N)")
+    return name, taus
+
+
+def random_distribution(name, tau, seed, script="sweep.py"):
+    """The counts of N = 1..max of run tau<TAU>-seed<S> of results/<name>/N_counts.csv, as a list
+    (random_ponder normalises them); one line and exit status 2 when the run is not there."""
+    run_id = f"tau{tau:g}-seed{seed}"
+    counts = {int(r["N"]): int(r["count"]) for r in read_csv(ROOT / "results" / name / "N_counts.csv")
+              if r["run"] == run_id}
+    if not counts:
+        fail(script, f"--random-ponders: results/{name}/N_counts.csv has no run {run_id}")
+    return [counts.get(N, 0) for N in range(1, max(counts) + 1)]
 
 
 def resolve_device(parser, args):
@@ -211,15 +252,16 @@ def passthrough_options(tokens, backend="torch", script="sweep.py"):
     return shared
 
 
-def jobs_for(args, shared):
+def jobs_for(args, shared, script="sweep.py"):
     """(run_id, options) of every run of the sweep: each tau and seed, then each baseline seed,
-    then each fixed ponder F and seed."""
+    then each fixed ponder F and seed, then each random ponder's tau and seed."""
     jobs = []
     variants = ([("tau", tau) for tau in args.taus] + ([] if args.no_baseline else [("noact", None)])
-                + [("fixed", F) for F in args.fixed_ponders])
+                + [("fixed", F) for F in args.fixed_ponders] + [("random", tau) for tau in args.random_taus])
     for kind, value in variants:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
-            name = f"tau{value:g}" if kind == "tau" else "noact" if kind == "noact" else f"fixed{value}"
+            name = ("noact" if kind == "noact" else f"fixed{value}" if kind == "fixed"
+                    else f"{kind}{value:g}")                  # tau0.001, random0.001
             run_id = f"{name}-seed{seed}"
             options = dict(shared, task=args.task, seed=seed, out=str(run_folder(args.name) / run_id))
             if args.backend == "torch":
@@ -231,8 +273,10 @@ def jobs_for(args, shared):
                 options.pop("max_ponder", None)
                 if kind == "noact":
                     options["no_act"] = True
-                else:
+                elif kind == "fixed":
                     options["fixed_ponder"] = value
+                else:
+                    options["random_ponder"] = random_distribution(args.random_from, value, seed, script)
             jobs.append((run_id, options))
     return jobs
 
@@ -265,6 +309,8 @@ def sweep_config(args, jobs, configs):
               "backend": args.backend, "data_sha256": data_sha256(configs[0]), "runs": runs}
     if args.fixed_ponders:
         config["fixed_ponders"] = args.fixed_ponders
+    if args.random_taus:
+        config["random_ponders"] = args.random_ponders
     if args.first_seed:
         config["first_seed"] = args.first_seed
     return json.loads(json.dumps(config))     # as it reads back from the file
@@ -273,11 +319,11 @@ def sweep_config(args, jobs, configs):
 def differences(old, new):
     """The settings that differ between two sweep configs, as text: "--lr 0.001 before, 0.01 now"."""
     names = {"task": "--task", "taus": "--taus", "seeds": "--seeds", "baseline": "the baseline (--no-baseline)",
-             "backend": "--backend", "fixed_ponders": "--fixed-ponders"}
+             "backend": "--backend", "fixed_ponders": "--fixed-ponders", "random_ponders": "--random-ponders"}
     # a sweep stored before backends could be chosen was trained by PyTorch; one stored without
     # fixed ponders has none (and neither has a new one that asks for none)
-    old = {"backend": "torch", "fixed_ponders": [], **old}
-    new = {"fixed_ponders": [], **new}
+    old = {"backend": "torch", "fixed_ponders": [], "random_ponders": "", **old}
+    new = {"fixed_ponders": [], "random_ponders": "", **new}
     diffs = [(names[k], old.get(k), new[k]) for k in names if old.get(k) != new[k]]
     changed = {}
     for run_id in sorted(new["runs"].keys() & old.get("runs", {}).keys()):
@@ -371,7 +417,7 @@ def _sweep(argv, script, task):
         shared.setdefault("eval_size", 1000)
     # float32 whichever the backend: the speed a sweep needs, and one dtype for both backends
     shared.setdefault("dtype", "float32")
-    jobs = jobs_for(args, shared)
+    jobs = jobs_for(args, shared, script)
     configs = check_jobs(jobs, args.backend, script)
     with open_sweep(run_folder(args.name), sweep_config(args, jobs, configs), args.force, script):
         out_dir = ROOT / "results" / args.name
@@ -396,7 +442,9 @@ def _sweep(argv, script, task):
             torch.set_num_threads(min(4, os.cpu_count() or 1))
             runs = per_byte.collect(jobs, out_dir, args.passage_chunks)
         else:
-            runs = collect(jobs, out_dir)
+            random_of = {f"random{tau:g}-seed{seed}": tau for tau in args.random_taus
+                         for seed in range(args.first_seed, args.first_seed + args.seeds)}
+            runs = collect(jobs, out_dir, random_of, args.save_weights)
         analysis = time.perf_counter() - start - train_wall
         old = out_dir / "sweep.json"
         if not trained and old.exists():
@@ -408,6 +456,7 @@ def _sweep(argv, script, task):
                 "engine": args.engine, "backend": args.backend, "device": args.device,
                 "shared_options": shared, "runs": len(runs), "workers": args.workers,
                 **({"fixed_ponders": args.fixed_ponders} if args.fixed_ponders else {}),
+                **({"random_ponders": args.random_ponders} if args.random_taus else {}),
                 "train_wall_time_s": round(train_wall, 1), "wall_time_s": round(train_wall + analysis, 1),
                 "machine": machine()}
         if args.first_seed:

@@ -18,6 +18,12 @@ every table carries its run's
     "act"   whether the run used ACT
     "seed"  the run's seed
     "fixed_ponder"  F for the control, else None (runs.csv files from before it have no column)
+    "random_of"     for the random-schedule control, the τ of the ACT runs whose numbers of
+                    updates it draws (key random_key(τ)), else None
+
+Sweeps written since N was measured also give each run "mean_N" and "mean_R" (None in older
+files), difficulty rows an "N", and the table N_counts (``load_sweep(name, tables=(...,
+"N_counts"))``): how many held-out steps took each number of updates.
 
 and its other fields as numbers (None where empty); runs.csv's max_ponder, the largest N(t) of the
 final evaluation, is "max_N" here (max_ponder in the code is the cap M alone). ``find_sweep`` and
@@ -41,6 +47,11 @@ TEXT_FIELDS = ("run", "class")             # the fields that stay text
 def fixed_key(F):
     """The key of the fixed-computation runs with F updates per input: 'fixed 3'."""
     return f"fixed {F}"
+
+
+def random_key(tau):
+    """The key of the random-schedule runs that draw the numbers of updates of ACT at τ: 'random 0.001'."""
+    return f"random {tau:g}"
 
 
 def _fields(row, skip=()):
@@ -72,9 +83,13 @@ def load_sweep(name_or_path, tables=TAU_TABLES):
         act = row["act"] == "1"
         tau = float(row["tau"]) if act else None
         fixed = number(row.get("fixed_ponder", ""))        # older runs.csv files have no such column
-        key = tau if act else NO_ACT if fixed is None else fixed_key(fixed)
+        random_of = number(row.get("random_of", ""))
+        key = (tau if act else fixed_key(fixed) if fixed is not None
+               else random_key(random_of) if random_of is not None else NO_ACT)
         runs[row["run"]] = {"run": row["run"], "key": key, "tau": tau, "act": act, "seed": int(row["seed"]),
-                            **_fields(row, skip=("run", "tau", "act", "seed")), "fixed_ponder": fixed}
+                            **_fields(row, skip=("run", "tau", "act", "seed")), "fixed_ponder": fixed,
+                            "random_of": random_of, "mean_N": number(row.get("mean_N", "")),
+                            "mean_R": number(row.get("mean_R", ""))}
 
     def tagged(rows):
         out = []

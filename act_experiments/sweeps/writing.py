@@ -1,28 +1,36 @@
 """What a sweep commits: its runs' summaries and logs as CSV files and JSON, each written in one step.
 
     runs.csv        one row per run (``run_record``)
-    difficulty.csv  one row per run and difficulty
+    difficulty.csv  one row per run and difficulty: count, error, mean ρ and mean N
+    N_counts.csv    one row per run and number of updates N: how many held-out steps took N
     curves.csv      one row per run and evaluation
+    weights.npz     with --save-weights: the final parameters of every ACT run, float16
     sweep.json      the command, the settings, the wall time and the machine (``machine``)
 
 The characters task writes its own files beside these (``act_experiments.sweeps.per_byte``).
 """
 
+import io
 import os
 import platform
 import sys
 from pathlib import Path
 
-from act_experiments.training.checkpoints import read_log, read_summary, to_file
+import numpy as np
+
+from act_experiments.files import atomic_write
+from act_experiments.training.checkpoints import load_checkpoint, read_log, read_summary, to_file
 from act_experiments.training.config import upgrade, uses_act
 from act_experiments.tables import write_csv
 
 
-def run_record(run_id, folder, metric):
+def run_record(run_id, folder, metric, random_of=None):
     """One finished run as data: (row of runs.csv, rows of curves.csv, final evaluation), fields
     named as the code names them (max_N; ``write_runs`` gives runs.csv the files' names).
 
     metric: the error measure the run reports ("sequence_error"; "bits_per_char" for text).
+    random_of: for a random-schedule run, the τ of the ACT runs whose numbers of updates it
+    draws. The measured mean N and mean R are empty for runs written before they were measured.
     """
     s = read_summary(Path(folder) / "summary.json")
     cfg, ev = upgrade(s["config"]), s["final_eval"]
@@ -30,7 +38,8 @@ def run_record(run_id, folder, metric):
     row = {"run": run_id, "tau": cfg["tau"] if act else None, "act": int(act), "seed": cfg["seed"],
            metric: ev[metric], "mean_ponder": ev["mean_ponder"], "max_N": ev["max_N"],
            "loss": ev["loss"], "iterations": s["iterations"], "train_time_s": round(s["train_time_s"], 2),
-           "fixed_ponder": cfg["fixed_ponder"]}
+           "fixed_ponder": cfg["fixed_ponder"], "mean_N": ev.get("mean_N"), "mean_R": ev.get("mean_R"),
+           "random_of": random_of}
     curves = [{"run": run_id, "iteration": r["iteration"], metric: r[metric], "mean_ponder": r["mean_ponder"]}
               for r in read_log(Path(folder) / "log.jsonl") if r["kind"] == "eval"]
     return row, curves, ev
@@ -41,18 +50,54 @@ def write_runs(path, runs):
     write_csv(path, [to_file(r) for r in runs], list(to_file(runs[0])))
 
 
-def collect(jobs, out_dir):
-    """Turn the runs' summaries and logs into the three CSV files; returns the rows of runs.csv."""
+def collect(jobs, out_dir, random_of=None, save_weights=False):
+    """Turn the runs' summaries and logs into the CSV files; returns the rows of runs.csv.
+
+    random_of: {run id: τ} of the random-schedule runs (run_record). save_weights: also write
+    weights.npz (``write_weights``).
+    """
+    random_of = random_of or {}
     out_dir.mkdir(parents=True, exist_ok=True)
-    runs, difficulty, curves = [], [], []
+    runs, difficulty, curves, counts = [], [], [], []
     for run_id, options in jobs:
-        row, run_curves, ev = run_record(run_id, options["out"], "sequence_error")
+        row, run_curves, ev = run_record(run_id, options["out"], "sequence_error", random_of.get(run_id))
         runs.append(row)
         curves += run_curves
         difficulty += [{"run": run_id, **d} for d in ev["by_difficulty"]]
+        counts += [{"run": run_id, "N": N, "count": c} for N, c in ev.get("N_counts", [])]
     write_runs(out_dir / "runs.csv", runs)
-    write_csv(out_dir / "difficulty.csv", difficulty, ["run", "difficulty", "count", "error", "ponder"])
+    write_csv(out_dir / "difficulty.csv", difficulty, ["run", "difficulty", "count", "error", "ponder", "N"])
+    write_csv(out_dir / "N_counts.csv", counts, ["run", "N", "count"])
     write_csv(out_dir / "curves.csv", curves, ["run", "iteration", "sequence_error", "mean_ponder"])
+    if save_weights:
+        write_weights(out_dir / "weights.npz", [(run_id, options["out"]) for (run_id, options), row
+                                                 in zip(jobs, runs) if row["act"]])
+    return runs
+
+
+def write_weights(path, runs):
+    """The final parameters of ``runs`` ((run id, folder) pairs, each folder holding a finished
+    run's checkpoint.npz) in one compressed file, float16, under "<run id>/<parameter>": small
+    enough to commit, so that a notebook can load a trained network and probe it
+    (``load_weights``)."""
+    arrays = {}
+    for run_id, folder in runs:
+        state, _ = load_checkpoint(Path(folder) / "checkpoint.npz")
+        arrays.update({f"{run_id}/{k[len('param/'):]}": v.astype(np.float16)
+                       for k, v in state.items() if k.startswith("param/")})
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    with atomic_write(path, "wb") as f:
+        f.write(buffer.getvalue())
+
+
+def load_weights(path):
+    """weights.npz as {run id: {parameter name: float64 array}}."""
+    with np.load(path) as data:
+        runs = {}
+        for key in data.files:
+            run_id, name = key.split("/", 1)
+            runs.setdefault(run_id, {})[name] = data[key].astype(np.float64)
     return runs
 
 

@@ -61,18 +61,20 @@ class NumpyBackend:
         self.model = ACTModel(config["cell"], D, config["hidden"], O, loss=loss, heads=heads,
                               tau=config["tau"], epsilon=config["epsilon"],
                               max_ponder=config["max_ponder"], params=params,
-                              fixed_ponder=config.get("fixed_ponder"))
+                              fixed_ponder=config.get("fixed_ponder"),
+                              scheduled=config.get("random_ponder") is not None)
         self.optimizer = Adam(self.model.params, lr=config["lr"])
 
-    def train_step(self, x, y, mask):
-        """One Adam step on the batch; returns loss, wrong (B, T), rho (B, T), N (B, T)."""
-        loss, grads, stats = self.model.loss(x.astype(self.dtype), y, mask)
+    def train_step(self, x, y, mask, schedule=None):
+        """One Adam step on the batch; returns loss, wrong (B, T), rho (B, T), N (B, T).
+        schedule (B, T): the numbers of updates of a random-schedule run (None for the others)."""
+        loss, grads, stats = self.model.loss(x.astype(self.dtype), y, mask, schedule)
         self.optimizer.step(grads)
         return {"loss": loss, "wrong": stats["wrong"], "rho": stats["rho"], "N": stats["N"]}
 
-    def evaluate(self, x, y, mask):
+    def evaluate(self, x, y, mask, schedule=None):
         """The same statistics as train_step, forward only, parameters untouched."""
-        loss, stats = self.model.evaluate(x.astype(self.dtype), y, mask)
+        loss, stats = self.model.evaluate(x.astype(self.dtype), y, mask, schedule)
         return {"loss": loss, "wrong": stats["wrong"], "rho": stats["rho"], "N": stats["N"]}
 
     def state_dict(self):
@@ -124,7 +126,10 @@ class TorchBackend:
 
     @staticmethod
     def check_config(config):
-        """Refuse a device this machine cannot run on, before anything is written (ValueError)."""
+        """Refuse a device this machine cannot run on, or the random-schedule control, which
+        trains with the NumPy backend, before anything is written (ValueError)."""
+        if config.get("random_ponder") is not None:
+            raise ValueError("random_ponder: the random-schedule control trains with --backend numpy")
         _import_torch()
         name = config["device"]
         if name == "auto":

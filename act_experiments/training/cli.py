@@ -26,7 +26,7 @@ from act_experiments.training.config import DTYPES, TASK_OF_OPTION
 from act_experiments.training.evaluation import headline
 from act_experiments.training.stopping import Diverged, Stopped
 from act_experiments.training.loop import prepare, train
-from act_numpy.checks import check_int
+from act_numpy.checks import check_float, check_int
 
 PROG = "python scripts/train.py"
 DEFAULT_BACKEND = "torch"
@@ -70,6 +70,14 @@ def number_list(text, name, check=check_int, *bounds, empty=False, **options):
     return tuple(check(f"each of {name}", v, *bounds, **options) for v in values)
 
 
+def probabilities(text):
+    """--random-ponder's text "0.2,0.5,0.3" as a list of floats (checked by the config)."""
+    try:
+        return list(number_list(text, "--random-ponder", check_float, 0.0))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def build_parser(backend, prog=None, backends=None):
     """The parser of a run's options for ``backend`` (a backend class). Options left out are
     absent from the result. backends: the names --backend may take (None: no --backend option,
@@ -99,6 +107,9 @@ def build_parser(backend, prog=None, backends=None):
     g.add_argument("--fixed-ponder", type=int, metavar="F",
                    help="the fixed-computation control: exactly F updates per input, no halting unit "
                         "(F = 1 is --no-act)")
+    g.add_argument("--random-ponder", type=probabilities, metavar="P1,...,PM",
+                   help="the random-schedule control: no halting unit, N updates per input step drawn "
+                        "i.i.d. with the probabilities (or counts) of N = 1..M given (NumPy backend)")
     g.add_argument("--halting-bias", type=float, help="initial halting bias b_h (default 1.0)")
     g.add_argument("--dtype", choices=DTYPES, help=f"default {backend.default_dtype}")
     g = p.add_argument_group("training")

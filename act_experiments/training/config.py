@@ -13,8 +13,13 @@ same numbers run after run:
     default_rng([seed, PARAM_STREAM])      initial parameters (identical in NumPy and PyTorch)
     default_rng([seed, DATA_STREAM])       training batches, drawn online (saved in checkpoints)
     default_rng([eval_seed, EVAL_STREAM])  the held-out set, drawn once (eval_seed defaults to seed)
+and for the random-schedule control (``random_ponder``) two more, for its numbers of updates:
+    default_rng([seed, SCHEDULE_STREAM])   during training, drawn with each batch (saved in checkpoints)
+    default_rng([eval_seed, HELD_OUT_SCHEDULE_STREAM])  on the held-out set, drawn once
+so that its batches and held-out set are those of the ACT run of the same seed.
 """
 
+import math
 import os
 
 import numpy as np
@@ -43,6 +48,7 @@ COMMON_DEFAULTS = {
     "halting_bias": 1.0,
     "no_act": False,
     "fixed_ponder": None,     # None: ACT; F: the fixed-computation control, F updates per input
+    "random_ponder": None,    # None, or the random-schedule control: probabilities of N = 1..M
     "seed": 0,
     "eval_seed": None,        # None: the same as seed
     "iterations": 10_000,
@@ -56,7 +62,7 @@ COMMON_DEFAULTS = {
 
 # Keys added to the config after runs were saved without them, and the value that describes
 # those runs; ``upgrade`` fills them in, so that an old checkpoint or sweep still resumes.
-ADDED_KEYS = {"fixed_ponder": None}
+ADDED_KEYS = {"fixed_ponder": None, "random_ponder": None}
 
 # Which task each task option belongs to, e.g. {"bits": "parity", "max_digits": "addition"}.
 TASK_OF_OPTION = {opt: task for task, opts in tasks.DEFAULTS.items() for opt in opts}
@@ -65,7 +71,7 @@ TASK_OF_OPTION = {opt: task for task, opts in tasks.DEFAULTS.items() for opt in 
 RESUMABLE = ("iterations", "eval_every", "log_every", "checkpoint_every", "out")
 
 DTYPES = ("float32", "float64")
-PARAM_STREAM, DATA_STREAM, EVAL_STREAM = 0, 1, 2
+PARAM_STREAM, DATA_STREAM, EVAL_STREAM, SCHEDULE_STREAM, HELD_OUT_SCHEDULE_STREAM = 0, 1, 2, 3, 4
 
 # ---------------------------------------------------------------------------------------------
 # The config: checked once, then a plain dict (saved in checkpoints and the summary)
@@ -108,8 +114,8 @@ def make_config(options, backend=None):
         raise ValueError(f"dtype must be one of {DTYPES}, got {config['dtype']!r}")
     if config["out"] is None:
         name = getattr(backend, "name", "run")
-        kind = "-noact" if config["no_act"] else ("" if config["fixed_ponder"] is None
-                                                   else f"-fixed{config['fixed_ponder']}")
+        kind = ("-noact" if config["no_act"] else f"-fixed{config['fixed_ponder']}"
+                if config["fixed_ponder"] is not None else "-random" if config["random_ponder"] is not None else "")
         config["out"] = os.path.join("runs", f"{name}-{task}-seed{config['seed']}{kind}")
     config["out"] = str(config["out"])
     if not config["out"]:
@@ -156,11 +162,39 @@ def _check_values(config, options):
         if "max_ponder" in options and config["max_ponder"] != config["fixed_ponder"]:
             raise ValueError("--fixed-ponder F means max_ponder = F; do not also set --max-ponder")
         config["max_ponder"] = config["fixed_ponder"]
+    if config["random_ponder"] is not None:
+        # the random-schedule control: no halting unit, N drawn per input step, at most M = len
+        config["random_ponder"] = check_distribution("random_ponder", config["random_ponder"])
+        if config["no_act"] or config["fixed_ponder"] is not None:
+            raise ValueError("--random-ponder is a control of its own; do not also give --no-act or --fixed-ponder")
+        if "max_ponder" in options and config["max_ponder"] != len(config["random_ponder"]):
+            raise ValueError("--random-ponder with M probabilities means max_ponder = M; do not also set --max-ponder")
+        config["max_ponder"] = len(config["random_ponder"])
+
+
+def check_distribution(name, probabilities):
+    """Probabilities of N = 1..M as a list of M floats that sum to 1 (the values given, divided
+    by their sum: counts do as well); ValueError naming ``name`` unless they are finite, >= 0 and
+    not all 0, and the last is above 0 (M is the largest N drawn)."""
+    if isinstance(probabilities, (str, bytes)) or not hasattr(probabilities, "__len__") or not len(probabilities):
+        raise ValueError(f"{name} must be a list of probabilities of N = 1, 2, ..., M, got {probabilities!r}")
+    values = [check_float(f"{name}[{i}]", v, 0.0) for i, v in enumerate(probabilities)]
+    if values[-1] == 0.0:
+        raise ValueError(f"{name}: the probability of the last N (M = {len(values)}) must be above 0")
+    total = math.fsum(values)
+    return [v / total for v in values]
+
+
+def draw_schedule(probabilities, rng, shape):
+    """Numbers of updates N in 1..M drawn i.i.d. from ``probabilities`` (M of them), an int64
+    array of ``shape``: the random-schedule control's N for each (row, input step)."""
+    return rng.choice(np.arange(1, len(probabilities) + 1), size=shape, p=probabilities)
 
 
 def uses_act(config):
-    """Whether a run's config is ACT: neither the no-ACT baseline nor the fixed-computation control."""
-    return not config["no_act"] and upgrade(config)["fixed_ponder"] is None
+    """Whether a run's config is ACT: not the no-ACT baseline, nor a fixed or random control."""
+    config = upgrade(config)
+    return not config["no_act"] and config["fixed_ponder"] is None and config["random_ponder"] is None
 
 
 def upgrade(config):
@@ -172,7 +206,7 @@ def options_of(config):
     """Turn a full config back into options that make_config accepts."""
     options = {k: v for k, v in upgrade(config).items() if k != "task_options"}
     options.update(config["task_options"])
-    if options["no_act"] or options["fixed_ponder"] is not None:
+    if options["no_act"] or options["fixed_ponder"] is not None or options["random_ponder"] is not None:
         options.pop("max_ponder")
     return options
 

@@ -12,16 +12,16 @@ that knows how to hold a model and take a step; this module does the rest, ident
         name = "numpy"                       # or "torch"
         default_dtype = "float64"
         def __init__(self, config): ...      # build the model (init_parameters) and Adam
-        def train_step(self, x, y, mask): ... # one Adam step; returns a stats dict (below)
-        def evaluate(self, x, y, mask): ...   # no update; the same stats dict
+        def train_step(self, x, y, mask, schedule=None): ...  # one Adam step; a stats dict (below)
+        def evaluate(self, x, y, mask, schedule=None): ...    # no update; the same stats dict
         def state_dict(self): ...             # {name: np.ndarray}, parameters + optimiser
         def load_state_dict(self, state): ...
 
     class Population:                        # K runs as one program (train_population)
         name = "numpy"                       # the backend whose runs it holds
         def __init__(self, configs): ...     # K configs of that backend that share SHARED_BY_POPULATION
-        def train_step(self, x, y, mask): ... # x (K, B, T, D), y, mask (K, B, T): K stats dicts
-        def evaluate(self, x, y, mask): ...
+        def train_step(self, x, y, mask, schedule=None): ...  # x (K, B, T, D), y, mask (K, B, T)
+        def evaluate(self, x, y, mask, schedule=None): ...    # K stats dicts
         def member_state(self, k): ...       # member k's state_dict(), the backend's layout
         def load_member_state(self, k, state): ...
 
@@ -29,6 +29,10 @@ that knows how to hold a model and take a step; this module does the rest, ident
              "wrong": (B, T) bool,           # steps whose prediction is wrong (False off-target)
              "rho": (B, T),                  # rho_t = N(t) + R(t), eq. (10); 0 outside the sequence
              "N": (B, T) int}                # ponder steps taken
+
+    schedule: None, or (B, T) (a population: (K, B, T)) the numbers of updates N that a run of
+    the random-schedule control (config ``random_ponder``) takes, drawn by the loop from the run's
+    own stream; a population ignores the entries of its other members.
 
 A run writes log.jsonl, checkpoint.npz and summary.json into its ``out`` folder. It checkpoints
 at the start, at every evaluation, every --checkpoint-every seconds (default 60; the numbers do
@@ -48,23 +52,18 @@ Only the "time" fields differ between two runs with the same seed.
 """
 
 import contextlib
-import json
 import math
-import os
 import time
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-from act_experiments.data import tasks
-from act_experiments.tables import write_json
-from act_experiments.training.checkpoints import (Damaged, WriteFailed, load_checkpoint, log_at_checkpoint,
-                                                  open_log, read_log, save_checkpoint, summary_to_file, to_file,
-                                                  truncate_log, writing)
+from act_experiments.training.checkpoints import Damaged, WriteFailed, load_checkpoint, log_at_checkpoint, read_log
 from act_experiments.training.config import (DATA_STREAM, EVAL_STREAM, RESUMABLE, data_sha256, init_parameters,
                                              make_config, options_of, upgrade)
-from act_experiments.training.evaluation import Tally, by_difficulty, evaluate_runs, headline, text_tau
+from act_experiments.training.evaluation import Tally, evaluate_runs, headline, text_tau
+from act_experiments.training.runs import Run
 from act_experiments.training.stopping import Diverged, StopRequests, Stopped
 
 # The loop's names, and beside them the config and checkpoint functions a notebook calls while it
@@ -139,7 +138,8 @@ def run(options, backend, resume=False, progress=True, report_every=None):
 
 
 def evaluate(model, config, data):
-    """Evaluate on the held-out set in chunks of batch_size rows; returns (fields, per-row stats)."""
+    """Evaluate on the held-out set (x, y, mask[, schedule]) in chunks of batch_size rows; returns
+    (fields, wrong, rho, N), the last three per held-out sequence and step."""
     return evaluate_runs(_Alone(model), [config], [data])[0]
 
 
@@ -175,118 +175,28 @@ class _Stacked:
         self.population = population
 
     def train_step(self, batches):
-        return self.population.train_step(*(np.stack(parts) for parts in zip(*batches)))
+        return self.population.train_step(*self.stacked(batches))
 
     def evaluate(self, batches):
-        return self.population.evaluate(*(np.stack(parts) for parts in zip(*batches)))
+        return self.population.evaluate(*self.stacked(batches))
+
+    @staticmethod
+    def stacked(batches):
+        """The runs' (x, y, mask[, schedule]) stacked on a leading axis; the schedules, when some
+        run has one, with zeros for the runs that have none (the population reads only its
+        random-schedule members' rows)."""
+        x, y, mask = (np.stack(parts) for parts in zip(*(b[:3] for b in batches)))
+        schedules = [b[3] if len(b) > 3 else None for b in batches]
+        if all(sch is None for sch in schedules):
+            return x, y, mask
+        return x, y, mask, np.stack([np.zeros(mask.shape[1:], np.int64) if sch is None else sch
+                                     for sch in schedules])
 
     def state(self, k):
         return self.population.member_state(k)
 
     def load_state(self, k, state):
         self.population.load_member_state(k, state)
-
-
-# ---------------------------------------------------------------------------------------------
-# One run's part of the loop
-# ---------------------------------------------------------------------------------------------
-
-
-class _Run:
-    """One run's part of the loop: its data stream, held-out set, files, open log window, timings.
-
-    The model lives in the stepper (one network, or member k of a population); the loop moves
-    every run forward together, one iteration at a time. Every file the run writes goes through
-    ``self.writing``, so that a write that fails names the file and the run's last intact
-    checkpoint (``saved_at``: its iteration, None before the first).
-    """
-
-    def __init__(self, config, checkpoint):
-        self.config, task, opts = config, config["task"], config["task_options"]
-        self.out = Path(config["out"])
-        self.log_path, self.ckpt_path = self.out / "log.jsonl", self.out / "checkpoint.npz"
-        self.data_rng = np.random.default_rng([config["seed"], DATA_STREAM])
-        eval_rng = np.random.default_rng([config["eval_seed"], EVAL_STREAM])
-        self.held_out = tasks.make_held_out(task, eval_rng, config["eval_size"], **opts)   # drawn once
-        self.data_hash = data_sha256(config)
-        self.start, self.window, self.time_before, self.train_time = 0, Tally(), 0.0, 0.0
-        self.state, self.log, self.final, self.saved_at = None, None, None, None
-        if checkpoint is not None:
-            self.state, meta = checkpoint
-            self.data_rng.bit_generator.state = meta["data_rng"]
-            self.start, self.window = meta["iteration"], Tally(meta["window"])
-            self.time_before, self.train_time = meta["time_s"], meta["train_time_s"]
-            self.saved_at = meta["iteration"]
-        with self.writing(self.out):
-            self.out.mkdir(parents=True, exist_ok=True)
-        if checkpoint is not None:
-            with self.writing(self.log_path):
-                truncate_log(self.log_path, meta)
-
-    def writing(self, path):
-        """A block that writes ``path``: an OSError in it becomes a WriteFailed naming the file and
-        this run's last intact checkpoint."""
-        return writing(path, self.saved_at)
-
-    def batch(self):
-        """The run's next training batch, from its own data stream."""
-        c = self.config
-        return tasks.make_batch(c["task"], self.data_rng, c["batch_size"], **c["task_options"])
-
-    def open_log(self):
-        with self.writing(self.log_path):
-            self.log = open_log(self.log_path)
-        return self.log
-
-    def write(self, record):
-        with self.writing(self.log_path):
-            try:
-                self.log.write((json.dumps(to_file(record)) + "\n").encode())
-                self.log.flush()       # the record is the OS's before any later checkpoint counts it
-            except OSError:
-                # close the log now, dropping what could not be written: closing it later would
-                # try to write those bytes once more and fail again
-                log, self.log = self.log, None
-                with contextlib.suppress(OSError):
-                    log.close()
-                raise
-
-    def save(self, iteration, state, backend_name, elapsed):
-        """Write the checkpoint of this run at ``iteration``: the model's state and the loop's."""
-        log_bytes = 0
-        if self.log is not None:
-            # the log's bytes reach the disk before a checkpoint that counts them: after a power
-            # cut the log is never shorter than the checkpoint says
-            with self.writing(self.log_path):
-                os.fsync(self.log.fileno())
-            log_bytes = self.log.tell()
-        meta = {"iteration": iteration, "data_rng": self.data_rng.bit_generator.state,
-                "window": self.window.sums, "log_bytes": log_bytes, "data_sha256": self.data_hash,
-                "time_s": self.time_before + elapsed, "train_time_s": self.train_time,
-                "backend": backend_name, "config": self.config}
-        with self.writing(self.ckpt_path):
-            save_checkpoint(self.ckpt_path, state, meta)
-        self.saved_at = iteration
-
-    def summary(self, backend_name, elapsed):
-        """The run's summary, from its final evaluation (summary.json names max_N as the files do:
-        write_summary)."""
-        fields, wrong, rho = self.final
-        c = self.config
-        return {
-            "backend": backend_name,
-            "iterations": c["iterations"],
-            "final_eval": {**fields, "by_difficulty": by_difficulty(c["task"], *self.held_out, wrong, rho)},
-            "time_s": self.time_before + elapsed,
-            "train_time_s": self.train_time,
-            "iterations_per_s": c["iterations"] / self.train_time if self.train_time > 0 else None,
-            "config": c,
-        }
-
-    def write_summary(self, summary):
-        path = self.out / "summary.json"
-        with self.writing(path):
-            write_json(path, summary_to_file(summary))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,7 +213,7 @@ def train(config, backend, checkpoint=None, progress=True, report_every=None):
     written), Diverged when the loss or the parameters stop being finite, and WriteFailed when
     a file cannot be written (the last checkpoint stands).
     """
-    runs = [_Run(config, checkpoint)]
+    runs = [Run(config, checkpoint)]
     with StopRequests() as stop:
         return _Loop(runs, _Alone(backend(config)), backend.name, progress, stop, report_every).run()[0]
 
@@ -343,7 +253,7 @@ def train_population(configs, backend, population, checkpoints=None, progress=Tr
     outs = [c["out"] for c in configs]
     if len(set(outs)) < len(outs):
         raise ValueError("every run of a population needs its own out folder")
-    runs = [_Run(c, ck) for c, ck in zip(configs, checkpoints)]
+    runs = [Run(c, ck) for c, ck in zip(configs, checkpoints)]
     with StopRequests() as stop:
         return _Loop(runs, _Stacked(population(configs)), backend.name, progress, stop, report_every).run()
 
@@ -351,7 +261,7 @@ def train_population(configs, backend, population, checkpoints=None, progress=Tr
 class _Loop:
     """Runs trained together: one stepper step moves them all, one iteration at a time.
 
-    runs: the _Run of each; stepper: _Alone or _Stacked; stop: the StopRequests in force.
+    runs: the Run of each; stepper: _Alone or _Stacked; stop: the StopRequests in force.
     ``run()`` trains from the runs' start to their last iteration and returns their summaries.
     """
 
@@ -391,10 +301,14 @@ class _Loop:
                 raise
             raise self.diverged(iteration, err) from err
 
+    def evaluations(self):
+        """Every run evaluated on its held-out set: (fields, wrong, rho, N) each (evaluate_runs)."""
+        return evaluate_runs(self.stepper, [r.config for r in self.runs], [r.evaluation_data() for r in self.runs])
+
     def evaluate(self, iteration):
         """Evaluate every run and log it; returns the first run's fields."""
         with self.diverging_at(iteration):
-            results = evaluate_runs(self.stepper, [r.config for r in self.runs], [r.held_out for r in self.runs])
+            results = self.evaluations()
         for run, result in zip(self.runs, results):
             run.write({"kind": "eval", "iteration": iteration, **result[0],
                        "time_s": run.time_before + self.elapsed(), "train_time_s": run.train_time})
@@ -420,7 +334,7 @@ class _Loop:
             for run in self.runs:
                 run.log = None
         if self.runs[0].final is None:    # resumed at the very end: nothing left to train, evaluate for the summary
-            results = evaluate_runs(self.stepper, [r.config for r in self.runs], [r.held_out for r in self.runs])
+            results = self.evaluations()
             for run, result in zip(self.runs, results):
                 run.final = result
         summaries = []
