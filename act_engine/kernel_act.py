@@ -42,6 +42,21 @@ def available():
     return triton_rnn.triton is not None
 
 
+def unavailable(device, hidden):
+    """Why the kernels cannot train a population of ``hidden`` units on ``device``: one sentence
+    (a ValueError's or a command line's message), or None when they can. They need Triton, a CUDA
+    device (the CPU only under Triton's interpreter, as the tests run them) and H <= MAX_H."""
+    if not available():
+        return "the kernels need Triton: pip install -r requirements-kernels.txt"
+    kind = torch.device(device).type
+    if kind != "cuda" and not (kind == "cpu" and _interpreted()):
+        return (f"the kernels need a CUDA device, not {device} (on the CPU they run only under "
+                "Triton's interpreter, TRITON_INTERPRET=1, which is for tests)")
+    if hidden > MAX_H:
+        return f"the kernels hold at most {MAX_H} hidden units, not {hidden}"
+    return None
+
+
 def _interpreted():
     """Are the kernels run by Triton's interpreter (TRITON_INTERPRET=1 when triton_rnn was imported)?"""
     from triton.runtime.interpreter import InterpretedFunction

@@ -265,18 +265,13 @@ def population_batches(configs, steps):
 @pytest.mark.parametrize("cell", CELLS)
 def test_population_trains_the_same_on_the_kernels(cell):
     """Population.forward with the kernels (eager, autograd through kernel_act) trains every member
-    as the population without them, step for step: the same N, losses and parameters. On the CPU
-    the option's device check is passed by setting the attribute it guards, so that the dispatch
-    itself runs under the interpreter; on a CUDA device the option is used as a caller would."""
+    as the population without them, step for step: the same N, losses and parameters. The option
+    is used as a caller would: on a CUDA device, or on the CPU under the interpreter."""
     from act_experiments.training.populations import TorchPopulation
     configs, steps = population_configs(DEVICE, cell=cell), 4 if cell == "rnn" else 2
     plain = TorchPopulation(configs, graphed=False)
-    if DEVICE == "cuda":
-        fused = TorchPopulation(configs, kernels=True)
-    else:
-        fused = TorchPopulation(configs, graphed=False)
-        fused.kernels = True
-    assert fused.graph_step is None
+    fused = TorchPopulation(configs, kernels=True)
+    assert fused.kernels is True and fused.graph_step is None
     pondered = 0
     for i, (x, y, mask) in enumerate(population_batches(configs, steps)):
         for k, (a, b) in enumerate(zip(plain.train_step(x, y, mask), fused.train_step(x, y, mask))):
@@ -291,30 +286,53 @@ def test_population_trains_the_same_on_the_kernels(cell):
 
 
 def test_population_option_is_refused_where_it_cannot_run():
-    """kernels=True is refused by name: with graphed=True, off a CUDA device, and anything but a
-    bool; on a CUDA device it takes both cells. kernels=False (the default) leaves the population
-    as it was."""
+    """kernels=True is refused by name: with graphed=True, anything but a bool, more hidden units
+    than a tile holds, and on the CPU without the interpreter (in a process of its own); where the
+    kernels run it takes both cells. kernels=False (the default) leaves the population as it was."""
+    from act_experiments.training import loop
+    from act_experiments.training.backends import TorchBackend
     from act_experiments.training.populations import TorchPopulation
-    configs = population_configs("cpu")
+    configs = population_configs(DEVICE)
     with pytest.raises(ValueError, match="kernels"):
         TorchPopulation(configs, kernels="yes")
     with pytest.raises(ValueError, match="graphed"):
         TorchPopulation(configs, graphed=True, kernels=True)
-    if DEVICE == "cpu":
-        with pytest.raises(ValueError, match="CUDA device"):
-            TorchPopulation(configs, kernels=True)
-    else:
-        for cell in CELLS:
-            assert TorchPopulation(population_configs("cuda", cell=cell), kernels=True).kernels is True
+    wide = loop.make_config(dict(task="parity", bits=3, hidden=kernel_act.MAX_H + 1, device=DEVICE, out="unused"),
+                            TorchBackend)
+    with pytest.raises(ValueError, match=f"kernels=True: .*{kernel_act.MAX_H + 1}"):
+        TorchPopulation([wide], kernels=True)
+    for cell in CELLS:
+        assert TorchPopulation(population_configs(DEVICE, cell=cell), kernels=True).kernels is True
     assert TorchPopulation(configs).kernels is False
+    code = ("from act_experiments.training import loop\n"
+            "from act_experiments.training.backends import TorchBackend\n"
+            "from act_experiments.training.populations import TorchPopulation\n"
+            "c = loop.make_config(dict(task='parity', bits=3, hidden=4, device='cpu', out='unused'), TorchBackend)\n"
+            "try:\n"
+            "    TorchPopulation([c], kernels=True)\n"
+            "except ValueError as e:\n"
+            "    print(e)\n")
+    assert "kernels=True: the kernels need a CUDA device, not cpu" in run_uninterpreted(code)
+
+
+def run_uninterpreted(code):
+    """Run Python code in a process of its own, the repository on its path and Triton's
+    interpreter off; returns its stdout (the test fails when it exits non-zero)."""
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
 
 
 def test_without_triton_the_engine_imports_and_the_kernels_say_what_to_install():
     """Triton is optional: with it hidden, every module of act_engine still imports (as
     tests/test_layers.py imports them all), and the kernels refuse with a ValueError that names
     requirements-kernels.txt."""
-    import subprocess
-    import sys
     code = (
         "import sys, importlib, pkgutil\n"
         "sys.modules['triton'] = None\n"                         # import triton now raises ImportError
@@ -328,10 +346,5 @@ def test_without_triton_the_engine_imports_and_the_kernels_say_what_to_install()
         "except ValueError as e:\n"
         "    print(e)\n"
     )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "requirements-kernels.txt" in done.stdout
+    assert "requirements-kernels.txt" in run_uninterpreted(code)
+
