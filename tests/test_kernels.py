@@ -348,3 +348,51 @@ def test_without_triton_the_engine_imports_and_the_kernels_say_what_to_install()
     )
     assert "requirements-kernels.txt" in run_uninterpreted(code)
 
+
+# ---------------------------------------------------------------------------------------------
+# A sweep on the kernels: scripts/sweep.py --kernels (act_experiments.sweeps.launch)
+# ---------------------------------------------------------------------------------------------
+
+# tests/test_sweep.py's tiny sweep, in float64 so that the two engines agree to rounding
+TINY_SWEEP = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4", "--iterations", "4",
+              "--eval-every", "2", "--eval-size", "8", "--taus", "1e-2", "--seeds", "2", "--workers", "1",
+              "--dtype", "float64", "--device", DEVICE]
+
+
+def sweep_main(capsys, *args):
+    """launch.main on args; returns (exit status, stderr)."""
+    from act_experiments.sweeps import launch
+    try:
+        launch.main(list(args))
+        status = 0
+    except SystemExit as exit_info:
+        status = exit_info.code
+    return status, capsys.readouterr().err.strip()
+
+
+def test_a_sweep_trains_on_the_kernels_as_without_them(tmp_path, monkeypatch, capsys):
+    """scripts/sweep.py --kernels end to end (on the CPU its worker inherits TRITON_INTERPRET=1):
+    the runs' numbers are those of the same sweep without the kernels, to rounding in float64;
+    sweep.json says so; and the sweep's settings hold the option, so a rerun without it, or with
+    more hidden units than the kernels hold, is refused in one line."""
+    import csv
+    import json
+    from act_experiments.sweeps import launch
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
+    for name, extra in (("fused", ["--kernels"]), ("plain", ["--backend", "torch"])):
+        assert sweep_main(capsys, "--name", name, *TINY_SWEEP, *extra) == (0, "")
+    rows = {name: list(csv.DictReader(open(tmp_path / "results" / name / "runs.csv")))
+            for name in ("fused", "plain")}
+    assert len(rows["fused"]) == 4                    # two tau runs and two no-ACT runs
+    for a, b in zip(rows["fused"], rows["plain"]):
+        assert a["run"] == b["run"]
+        for column in ("sequence_error", "mean_ponder", "loss"):
+            assert float(a[column]) == pytest.approx(float(b[column]), rel=1e-9, abs=1e-12), column
+    meta = json.loads((tmp_path / "results" / "fused" / "sweep.json").read_text())
+    assert meta["kernels"] is True and meta["backend"] == "torch"
+
+    status, err = sweep_main(capsys, "--name", "fused", *TINY_SWEEP)
+    assert status == 2 and "--kernels true before, false now" in err and len(err.splitlines()) == 1
+    status, err = sweep_main(capsys, "--name", "wide", *TINY_SWEEP, "--kernels", "--hidden", "129")
+    assert status == 2 and "--kernels" in err and "129" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "runs" / "sweeps" / "wide").exists()
