@@ -396,3 +396,25 @@ def test_a_sweep_trains_on_the_kernels_as_without_them(tmp_path, monkeypatch, ca
     status, err = sweep_main(capsys, "--name", "wide", *TINY_SWEEP, "--kernels", "--hidden", "129")
     assert status == 2 and "--kernels" in err and "129" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "runs" / "sweeps" / "wide").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# The offline compile: scripts/kernels_compile.py (act_engine.kernel_report)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_every_kernel_compiles_with_the_warps_it_is_launched_with():
+    """Every kernel compiles for a CUDA GPU at every tile width (sm_90 where there is no GPU), with
+    the warps kernel_act launches it with; for sm_90 the spills at BLOCK_H = 128 stay below 2 KB a
+    thread (with 8 warps they were 2.5 to 6.8 KB: docs/benchmarks_population.md). In a process
+    without the interpreter, whose kernels cannot be compiled."""
+    import re
+    out = run_uninterpreted("import sys\nfrom act_engine import kernel_report\nsys.exit(kernel_report.main())\n")
+    header, *lines = out.strip().splitlines()
+    assert len(lines) == 4 * 4, lines
+    for line in lines:
+        block_h = int(re.search(r"'BLOCK_H': (\d+)", line).group(1))
+        assert f"num_warps {kernel_act.num_warps(block_h)}:" in line, line
+        stack = int(re.search(r"STACK:(\d+)", line).group(1))
+        if "arch=90" in header and block_h == 128:
+            assert stack < 2048, line
