@@ -159,10 +159,10 @@ _STOPPED = []        # in a worker: the signal that stopped it; it then takes no
 def run_shard(task):
     """Train one shard in a worker process: a population (engine population) or single runs (pool).
 
-    task: (engine, backend name, jobs, kernels), kernels as backend_classes takes it. Members that resume from different iterations train as
-    one population per iteration, one after the other. Returns (the shard's run ids, None), or
-    (run ids, signal number) when SIGTERM stopped the worker: its checkpoints are written, and
-    it trains nothing more.
+    task: (engine, backend name, jobs, kernels), kernels as backend_classes takes it. Members
+    that resume from different iterations train as one population per iteration, one after the
+    other. Returns (the shard's run ids, None), or (run ids, signal number) when SIGTERM stopped
+    the worker: its checkpoints are written, and it trains nothing more.
     """
     engine, backend, jobs, kernels = task
     run_ids = [run_id for run_id, _ in jobs]
