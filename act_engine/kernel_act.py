@@ -32,14 +32,41 @@ from .triton_rnn import rnn_ponder_backward, rnn_ponder_forward
 
 MAX_H = 128      # a program holds (H, H) tiles of W_s (the LSTM's four in turn): 64 KB in float32 at 128
 BLOCK_B = 16     # rows per program: tl.dot's smallest tile
-# 8 warps: a (16, 128) block with its W_s tile needs fewer spilled registers than with 4 (ptxas for
-# sm_90, compiled offline); the interpreter ignores it
-NUM_WARPS = 8
+
+
+def num_warps(block_h):
+    """Warps per program for a tile of block_h units (the interpreter ignores it).
+
+    In float32 (input_precision="ieee") tl.dot is a sum of products that every thread computes in
+    registers, holding its rows of s^{n-1} and its columns of W_s along the whole of H. At
+    BLOCK_H = 128 that is more than a thread's registers and ptxas spills: 2.5 to 6.8 KB a thread
+    with 8 warps, 0.7 to 1.2 KB with 32 (1024 threads, the most a program may have), where each
+    thread holds fewer columns. Narrower tiles stay with 8: at BLOCK_H 16 and 32 nothing spills,
+    and at 64 the four kernels spill 624 bytes in all with 8 warps against 1168 with 32 and 1576
+    with 16. Figures: ptxas for sm_90, compiled offline (scripts/kernels_compile.py,
+    docs/benchmarks_population.md).
+    """
+    return 32 if block_h >= 128 else 8
 
 
 def available():
     """Is Triton installed (requirements-kernels.txt), so that the kernels can run?"""
     return triton_rnn.triton is not None
+
+
+def unavailable(device, hidden):
+    """Why the kernels cannot train a population of ``hidden`` units on ``device``: one sentence
+    (a ValueError's or a command line's message), or None when they can. They need Triton, a CUDA
+    device (the CPU only under Triton's interpreter, as the tests run them) and H <= MAX_H."""
+    if not available():
+        return "the kernels need Triton: pip install -r requirements-kernels.txt"
+    kind = torch.device(device).type
+    if kind != "cuda" and not (kind == "cpu" and _interpreted()):
+        return (f"the kernels need a CUDA device, not {device} (on the CPU they run only under "
+                "Triton's interpreter, TRITON_INTERPRET=1, which is for tests)")
+    if hidden > MAX_H:
+        return f"the kernels hold at most {MAX_H} hidden units, not {hidden}"
+    return None
 
 
 def _interpreted():
@@ -128,7 +155,7 @@ def forward_pass(x, P, cell, threshold, cap, halting=None, longest=None, block_r
                 "Pn": torch.zeros(K, T, L, B, dtype=dt, device=dev)}
         weights = (xW.contiguous(), W_x[:, D].contiguous(), P["W_s"].contiguous(),
                    P["W_h"][..., 0].contiguous(), P["b_h"][:, 0].contiguous(), threshold, cap, gate)
-        sizes = dict(B=B, T=T, H=H, L=L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
+        sizes = dict(B=B, T=T, H=H, L=L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=num_warps(_blocks(H)))
         if cell == "rnn":
             rnn_ponder_forward[_grid(K, B, block_rows)](*weights, S, N, R, kept["Sn"], kept["Hn"], kept["Pn"],
                                                         **sizes)
@@ -174,7 +201,7 @@ def backward_pass(dy, dponder, cache):
         block_rows = cache["block_rows"]
         inputs = (dS, P["W_s"].contiguous(), P["W_h"][..., 0].contiguous(), N.to(torch.int32).contiguous(),
                   dponder.contiguous())
-        sizes = dict(B=B, T=T, H=H, L=L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=NUM_WARPS)
+        sizes = dict(B=B, T=T, H=H, L=L, BLOCK_B=block_rows, BLOCK_H=_blocks(H), num_warps=num_warps(_blocks(H)))
         if cell == "rnn":
             rnn_ponder_backward[_grid(K, B, block_rows)](*inputs, Sn, cache["Hn"], cache["Pn"], dZn, dZh,
                                                          **sizes)

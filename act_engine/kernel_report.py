@@ -1,6 +1,7 @@
 """What each Triton kernel of the ponder loop uses on a CUDA GPU, compiled but not run
 (scripts/kernels_compile.py): registers, spilled bytes (the stack frame) and shared memory, at
-each block shape act_engine.kernel_act may launch (BLOCK_B 16, BLOCK_H 16 .. 128) in float32.
+each block shape act_engine.kernel_act may launch (BLOCK_B 16, BLOCK_H 16 .. 128) in float32,
+with the warps it launches that shape with (kernel_act.num_warps).
 
 The register and stack figures are read from the compiled binary with the cuobjdump Triton
 ships. Triton is optional (requirements-kernels.txt): it is imported inside the functions, so
@@ -57,11 +58,13 @@ def main(argv=None):
     for kernel in kernels:
         for block_h in (16, 32, 64, 128):
             consts = {"BLOCK_B": kernel_act.BLOCK_B, "BLOCK_H": block_h}
+            warps = kernel_act.num_warps(block_h)          # what kernel_act launches this tile with
+            shape = f"{kernel.fn.__name__} {consts} num_warps {warps}"
             try:
                 compiled = triton.compile(ASTSource(kernel, signature(kernel), constexprs=consts), target=target,
-                                          options={"num_warps": kernel_act.NUM_WARPS})
-                print(f"{kernel.fn.__name__} {consts}: {resources(compiled.asm['cubin'])}")
+                                          options={"num_warps": warps})
+                print(f"{shape}: {resources(compiled.asm['cubin'])}", flush=True)
             except Exception as e:       # report every kernel, then fail
                 failed += 1
-                print(f"{kernel.fn.__name__} {consts}: FAILED {type(e).__name__}: {e}")
+                print(f"{shape}: FAILED {type(e).__name__}: {e}", flush=True)
     return 1 if failed else 0

@@ -47,8 +47,9 @@ class Population:
     number of softmax groups. params[name] is (K, *shape of the single network's parameter),
     e.g. W_s (K, H, G). graphed: see population_graphed.graph_step_for. kernels: True for the
     ponder loop on the fused Triton kernels (act_engine.kernel_act: the tanh RNN or the LSTM on a
-    CUDA device, with Triton installed), eager and instead of CUDA graphs, which stay the default
-    and the reference; False (the default) leaves the population as it was.
+    CUDA device, with Triton installed; kernel_act.unavailable says what rules them out), eager
+    and instead of CUDA graphs, which stay the default and the reference; False (the default)
+    leaves the population as it was.
     """
 
     name = "torch"
@@ -89,13 +90,10 @@ class Population:
             return False
         if graphed:
             raise ValueError("kernels=True replaces CUDA graphs: pass graphed=None or False with it")
-        if self.device.type != "cuda":
-            raise ValueError(f"kernels=True needs a population on a CUDA device, not {self.device}")
         from . import kernel_act
-        if not kernel_act.available():
-            raise ValueError("kernels=True needs Triton: pip install -r requirements-kernels.txt")
-        if self.params["W_s"].shape[-2] > kernel_act.MAX_H:
-            raise ValueError(f"kernels=True: hidden size {self.params['W_s'].shape[-2]} > {kernel_act.MAX_H}")
+        why = kernel_act.unavailable(self.device, self.params["W_s"].shape[-2])
+        if why:
+            raise ValueError(f"kernels=True: {why}")
         return True
 
     # -----------------------------------------------------------------------------------------

@@ -7,10 +7,11 @@
 #
 # 1. versions; 2. every kernel compiled for this GPU, without running it, with its registers, spills
 # and shared memory (scripts/kernels_compile.py); 3. the kernel tests on CUDA, compiled kernels
-# against the engine and act_numpy, float64 and float32 (tests/test_kernels.py, skips made
-# failures); 4. bench_population.py at parity's size (tanh RNN) for K = 16, 64 and 256 and at
-# logic's (LSTM 128, batch 16) for K = 16 and 64, the population with CUDA graphs and on the
-# kernels side by side. (Addition and sort have 512 units, more than the kernels' 128.) Each stage
+# against the engine and act_numpy, float64 and float32, and a tiny `scripts/sweep.py --kernels`
+# end to end against the same sweep on CUDA graphs (tests/test_kernels.py, skips made failures);
+# 4. bench_population.py at parity's size (tanh RNN) for K = 16, 64 and 256 and at logic's (LSTM
+# 128, batch 16) for K = 16 and 64, the population with CUDA graphs and on the kernels side by
+# side. (Addition and sort have 512 units, more than the kernels' 128.) Each stage
 # has a time limit; everything lands in $OUT: one log per stage and stages.txt (exit status and
 # seconds of each).
 set -u
@@ -30,8 +31,8 @@ source "$(dirname "$0")/gpu_stage.sh"
 } >"$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
-stage compile 120 $PY scripts/kernels_compile.py
-stage tests 150 $PY -m pytest -q -p no:cacheprovider -rs tests/test_kernels.py
+stage compile 90 $PY scripts/kernels_compile.py
+stage tests 180 $PY -m pytest -q -p no:cacheprovider -rs tests/test_kernels.py
 stage bench 100 $PY benchmarks/bench_population.py --device cuda --kernels --sizes parity --K 16,64 --seconds 1
 stage bench256 90 $PY benchmarks/bench_population.py --device cuda --kernels --sizes parity --K 256 --seconds 1
 stage bench_logic 100 $PY benchmarks/bench_population.py --device cuda --kernels --sizes logic --K 16,64 --seconds 1

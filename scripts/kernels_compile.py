@@ -1,7 +1,7 @@
 """Compile every Triton kernel of the ponder loop (act_engine.triton_rnn, act_engine.triton_lstm)
 for a CUDA GPU, without running it, and report what each uses: registers, spilled bytes (the stack
 frame) and shared memory, at each block shape act_engine.kernel_act may launch (BLOCK_B 16,
-BLOCK_H 16 .. 128) in float32.
+BLOCK_H 16 .. 128) in float32, with the warps it launches that shape with.
 
     python scripts/kernels_compile.py            # for the GPU present; sm_90 where there is none
 

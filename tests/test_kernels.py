@@ -265,18 +265,13 @@ def population_batches(configs, steps):
 @pytest.mark.parametrize("cell", CELLS)
 def test_population_trains_the_same_on_the_kernels(cell):
     """Population.forward with the kernels (eager, autograd through kernel_act) trains every member
-    as the population without them, step for step: the same N, losses and parameters. On the CPU
-    the option's device check is passed by setting the attribute it guards, so that the dispatch
-    itself runs under the interpreter; on a CUDA device the option is used as a caller would."""
+    as the population without them, step for step: the same N, losses and parameters. The option
+    is used as a caller would: on a CUDA device, or on the CPU under the interpreter."""
     from act_experiments.training.populations import TorchPopulation
     configs, steps = population_configs(DEVICE, cell=cell), 4 if cell == "rnn" else 2
     plain = TorchPopulation(configs, graphed=False)
-    if DEVICE == "cuda":
-        fused = TorchPopulation(configs, kernels=True)
-    else:
-        fused = TorchPopulation(configs, graphed=False)
-        fused.kernels = True
-    assert fused.graph_step is None
+    fused = TorchPopulation(configs, kernels=True)
+    assert fused.kernels is True and fused.graph_step is None
     pondered = 0
     for i, (x, y, mask) in enumerate(population_batches(configs, steps)):
         for k, (a, b) in enumerate(zip(plain.train_step(x, y, mask), fused.train_step(x, y, mask))):
@@ -291,30 +286,53 @@ def test_population_trains_the_same_on_the_kernels(cell):
 
 
 def test_population_option_is_refused_where_it_cannot_run():
-    """kernels=True is refused by name: with graphed=True, off a CUDA device, and anything but a
-    bool; on a CUDA device it takes both cells. kernels=False (the default) leaves the population
-    as it was."""
+    """kernels=True is refused by name: with graphed=True, anything but a bool, more hidden units
+    than a tile holds, and on the CPU without the interpreter (in a process of its own); where the
+    kernels run it takes both cells. kernels=False (the default) leaves the population as it was."""
+    from act_experiments.training import loop
+    from act_experiments.training.backends import TorchBackend
     from act_experiments.training.populations import TorchPopulation
-    configs = population_configs("cpu")
+    configs = population_configs(DEVICE)
     with pytest.raises(ValueError, match="kernels"):
         TorchPopulation(configs, kernels="yes")
     with pytest.raises(ValueError, match="graphed"):
         TorchPopulation(configs, graphed=True, kernels=True)
-    if DEVICE == "cpu":
-        with pytest.raises(ValueError, match="CUDA device"):
-            TorchPopulation(configs, kernels=True)
-    else:
-        for cell in CELLS:
-            assert TorchPopulation(population_configs("cuda", cell=cell), kernels=True).kernels is True
+    wide = loop.make_config(dict(task="parity", bits=3, hidden=kernel_act.MAX_H + 1, device=DEVICE, out="unused"),
+                            TorchBackend)
+    with pytest.raises(ValueError, match=f"kernels=True: .*{kernel_act.MAX_H + 1}"):
+        TorchPopulation([wide], kernels=True)
+    for cell in CELLS:
+        assert TorchPopulation(population_configs(DEVICE, cell=cell), kernels=True).kernels is True
     assert TorchPopulation(configs).kernels is False
+    code = ("from act_experiments.training import loop\n"
+            "from act_experiments.training.backends import TorchBackend\n"
+            "from act_experiments.training.populations import TorchPopulation\n"
+            "c = loop.make_config(dict(task='parity', bits=3, hidden=4, device='cpu', out='unused'), TorchBackend)\n"
+            "try:\n"
+            "    TorchPopulation([c], kernels=True)\n"
+            "except ValueError as e:\n"
+            "    print(e)\n")
+    assert "kernels=True: the kernels need a CUDA device, not cpu" in run_uninterpreted(code)
+
+
+def run_uninterpreted(code):
+    """Run Python code in a process of its own, the repository on its path and Triton's
+    interpreter off; returns its stdout (the test fails when it exits non-zero)."""
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
 
 
 def test_without_triton_the_engine_imports_and_the_kernels_say_what_to_install():
     """Triton is optional: with it hidden, every module of act_engine still imports (as
     tests/test_layers.py imports them all), and the kernels refuse with a ValueError that names
     requirements-kernels.txt."""
-    import subprocess
-    import sys
     code = (
         "import sys, importlib, pkgutil\n"
         "sys.modules['triton'] = None\n"                         # import triton now raises ImportError
@@ -328,10 +346,75 @@ def test_without_triton_the_engine_imports_and_the_kernels_say_what_to_install()
         "except ValueError as e:\n"
         "    print(e)\n"
     )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "requirements-kernels.txt" in done.stdout
+    assert "requirements-kernels.txt" in run_uninterpreted(code)
+
+
+# ---------------------------------------------------------------------------------------------
+# A sweep on the kernels: scripts/sweep.py --kernels (act_experiments.sweeps.launch)
+# ---------------------------------------------------------------------------------------------
+
+# tests/test_sweep.py's tiny sweep, in float64 so that the two engines agree to rounding
+TINY_SWEEP = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4", "--iterations", "4",
+              "--eval-every", "2", "--eval-size", "8", "--taus", "1e-2", "--seeds", "2", "--workers", "1",
+              "--dtype", "float64", "--device", DEVICE]
+
+
+def sweep_main(capsys, *args):
+    """launch.main on args; returns (exit status, stderr)."""
+    from act_experiments.sweeps import launch
+    try:
+        launch.main(list(args))
+        status = 0
+    except SystemExit as exit_info:
+        status = exit_info.code
+    return status, capsys.readouterr().err.strip()
+
+
+def test_a_sweep_trains_on_the_kernels_as_without_them(tmp_path, monkeypatch, capsys):
+    """scripts/sweep.py --kernels end to end (on the CPU its worker inherits TRITON_INTERPRET=1):
+    the runs' numbers are those of the same sweep without the kernels, to rounding in float64;
+    sweep.json says so; and the sweep's settings hold the option, so a rerun without it, or with
+    more hidden units than the kernels hold, is refused in one line."""
+    import csv
+    import json
+    from act_experiments.sweeps import launch
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
+    for name, extra in (("fused", ["--kernels"]), ("plain", ["--backend", "torch"])):
+        assert sweep_main(capsys, "--name", name, *TINY_SWEEP, *extra) == (0, "")
+    rows = {name: list(csv.DictReader(open(tmp_path / "results" / name / "runs.csv")))
+            for name in ("fused", "plain")}
+    assert len(rows["fused"]) == 4                    # two tau runs and two no-ACT runs
+    for a, b in zip(rows["fused"], rows["plain"]):
+        assert a["run"] == b["run"]
+        for column in ("sequence_error", "mean_ponder", "loss"):
+            assert float(a[column]) == pytest.approx(float(b[column]), rel=1e-9, abs=1e-12), column
+    meta = json.loads((tmp_path / "results" / "fused" / "sweep.json").read_text())
+    assert meta["kernels"] is True and meta["backend"] == "torch"
+
+    status, err = sweep_main(capsys, "--name", "fused", *TINY_SWEEP)
+    assert status == 2 and "--kernels true before, false now" in err and len(err.splitlines()) == 1
+    status, err = sweep_main(capsys, "--name", "wide", *TINY_SWEEP, "--kernels", "--hidden", "129")
+    assert status == 2 and "--kernels" in err and "129" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "runs" / "sweeps" / "wide").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# The offline compile: scripts/kernels_compile.py (act_engine.kernel_report)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_every_kernel_compiles_with_the_warps_it_is_launched_with():
+    """Every kernel compiles for a CUDA GPU at every tile width (sm_90 where there is no GPU), with
+    the warps kernel_act launches it with; for sm_90 the spills at BLOCK_H = 128 stay below 2 KB a
+    thread (with 8 warps they were 2.5 to 6.8 KB: docs/benchmarks_population.md). In a process
+    without the interpreter, whose kernels cannot be compiled."""
+    import re
+    out = run_uninterpreted("import sys\nfrom act_engine import kernel_report\nsys.exit(kernel_report.main())\n")
+    header, *lines = out.strip().splitlines()
+    assert len(lines) == 4 * 4, lines
+    for line in lines:
+        block_h = int(re.search(r"'BLOCK_H': (\d+)", line).group(1))
+        assert f"num_warps {kernel_act.num_warps(block_h)}:" in line, line
+        stack = int(re.search(r"STACK:(\d+)", line).group(1))
+        if "arch=90" in header and block_h == 128:
+            assert stack < 2048, line

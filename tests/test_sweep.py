@@ -257,6 +257,8 @@ def test_population_and_pool_engines_give_the_same_numbers(root, capsys, backend
     (["--device", "tpu"], ["device"]),
     (["--backend", "numpy", "--device", "cpu:0"], ["numpy backend runs on the CPU only"]),
     (["--passage-chunks", "2"], ["--passage-chunks"]),
+    (["--kernels", "--engine", "pool"], ["--kernels", "--engine pool"]),
+    (["--kernels", "--backend", "numpy"], ["--kernels", "--backend numpy"]),
 ])
 def test_bad_engine_options_stop_in_one_line(root, capsys, extra, words):
     status, err = run_sweep(capsys, "--name", "bad", *TINY, *extra)
@@ -368,3 +370,58 @@ def test_first_seed_gives_fresh_seeds(root, capsys):
     assert json.loads((root / "results" / "fresh" / "sweep.json").read_text())["first_seed"] == 7
     status, err = run_sweep(capsys, "--name", "negative", *args, "--first-seed", "-1")
     assert_one_line(status, err, 2, "--first-seed")
+
+
+# ---------------------------------------------------------------------------------------------
+# --kernels: the populations on the Triton kernels (tests/test_kernels.py trains a sweep on them)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks a machine without CUDA")
+def test_kernels_without_cuda_are_refused_in_one_line_before_any_file():
+    """The real script, in its own process and without Triton's interpreter: no CUDA device (or no
+    Triton) stops it in one line, and nothing is written."""
+    import importlib.util
+    name = f"test-kernels-{uuid.uuid4().hex[:8]}"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    result = subprocess.run([sys.executable, str(SCRIPTS / "sweep.py"), "--name", name, *TINY, "--kernels"],
+                            capture_output=True, text=True, timeout=300, env=env)
+    missing = "CUDA device" if importlib.util.find_spec("triton") else "requirements-kernels.txt"
+    assert_one_line(result.returncode, result.stderr, 2, "--kernels", missing)
+    for folder in (sweep.ROOT / "runs" / "sweeps" / name, sweep.ROOT / "results" / name):
+        assert not folder.exists()
+
+
+def test_kernels_are_a_setting_of_the_sweep():
+    """--kernels is stored with the sweep's settings (only when given, so that a sweep stored
+    before the option reads the same), and a rerun with or without it is refused by name."""
+    def settings(*extra):
+        args, tokens = sweep.parse_args(["--name", "k", *TINY, *extra])
+        jobs = sweep.jobs_for(args, sweep.passthrough_options(tokens))
+        return args, sweep.sweep_config(args, jobs, sweep.check_jobs(jobs))
+
+    plain_args, plain = settings()
+    args, fused = settings("--kernels")
+    assert args.kernels and args.backend == "torch" and not plain_args.kernels
+    assert fused["kernels"] is True and "kernels" not in plain
+    assert sweep.differences(plain, plain) == ""
+    assert sweep.differences(plain, fused) == "--kernels false before, true now"
+    assert sweep.differences(fused, plain) == "--kernels true before, false now"
+    # without --backend, --kernels picks the torch backend, as a CPU sweep otherwise picks NumPy's
+    no_backend = [a for a in TINY if a not in ("--backend", "torch")]
+    assert sweep.parse_args(["--name", "k", *no_backend, "--kernels"])[0].backend == "torch"
+
+
+def test_kernels_reach_every_population_a_worker_builds(root, monkeypatch):
+    """The worker of a --kernels sweep builds its populations as TorchPopulation(configs,
+    kernels=True): the one place the engine's option is set (a stand-in records the call)."""
+    from act_experiments.training import populations
+    args, tokens = sweep.parse_args(["--name", "k", *TINY, "--taus", "1e-2,1e-1", "--kernels"])
+    jobs = sweep.jobs_for(args, sweep.passthrough_options(tokens))
+    built = []
+    monkeypatch.setattr(populations, "TorchPopulation",
+                        lambda configs, **options: built.append((len(configs), options)), raising=False)
+    monkeypatch.setattr(loop, "train_population", lambda configs, backend, population, **_: population(configs))
+    workers.run_shard(("population", "torch", jobs, args.kernels))
+    workers.run_shard(("population", "torch", jobs, False))
+    assert built == [(2, {"kernels": True}), (2, {})]

@@ -32,6 +32,12 @@ run can drift apart over a long run, as two machines' BLAS kernels can):
   settings: the two backends agree only to rounding). Runs train in float32 unless --dtype says
   otherwise, whichever the backend. ``--device`` (torch only): auto takes CUDA when there
   is one and the engine is population (a single network is faster on the CPU), else the CPU.
+- ``--kernels``: the populations' ponder loop runs on the fused Triton kernels
+  (``Population(kernels=True)``, act_engine.kernel_act) instead of CUDA graphs. It needs the torch
+  backend (its default then), populations, a CUDA device, Triton (requirements-kernels.txt) and at
+  most 128 hidden units, and is refused in one line before anything is written otherwise. Part of
+  the sweep's settings: the kernels' backward is the hand-derived one, which agrees with autograd's
+  only to rounding.
 
 The shards and the workers are ``act_experiments.sweeps.workers``'s, the result files
 ``act_experiments.sweeps.writing``'; this module holds the options, the sweep's settings and its
@@ -65,7 +71,7 @@ or mixed up between runs of the script:
   starts over). A shard's members checkpoint together, every --checkpoint-every seconds, at
   evaluations and on a signal, so a long sweep can be carried through many short sessions.
 - runs/sweeps/<name>/sweep_config.json keeps what the sweep computes: task, taus, seeds,
-  baseline, backend and every run's full config (not how it is scheduled: --engine, --workers,
+  baseline, backend, kernels and every run's full config (not how it is scheduled: --engine, --workers,
   --population-size, --device and --checkpoint-every may change). Running the sweep again with
   other settings is refused with a message naming them; --force deletes its runs and starts over.
 - runs/sweeps/<name>/sweep.lock is locked while a sweep runs, so two sweeps of one name cannot
@@ -145,6 +151,9 @@ def parse_args(argv=None, script="sweep.py", task=None):
                     help="shards or runs trained side by side (default: the CPU count; 1 on CUDA, one population per GPU)")
     ap.add_argument("--device", default="auto",
                     help="torch backend: auto (CUDA for populations when present, else CPU), cpu, cuda, cuda:N")
+    ap.add_argument("--kernels", action="store_true",
+                    help="populations on the fused Triton kernels (torch backend, CUDA, requirements-kernels.txt, "
+                         "hidden <= 128) instead of CUDA graphs")
     ap.add_argument("--passage-chunks", type=int, default=None,
                     help="characters: chunks of held-out text in the ponder passage (default 4)")
     ap.add_argument("--force", action="store_true",
@@ -173,6 +182,13 @@ def parse_args(argv=None, script="sweep.py", task=None):
         from act_experiments.sweeps.per_byte import PASSAGE_CHUNKS
         args.passage_chunks = PASSAGE_CHUNKS
     check_name(ap, args.name)
+    if args.kernels:
+        # the kernels run a population's ponder loop on the torch backend: nothing else can take them
+        if args.engine != "population":
+            ap.error("--kernels trains populations: leave out --engine pool")
+        if args.backend == "numpy":
+            ap.error("--kernels runs on the torch backend: leave out --backend numpy")
+        args.backend = "torch"
     args.device = resolve_device(ap, args)
     if args.backend is None:
         args.backend = default_backend(args.device)
@@ -281,6 +297,16 @@ def jobs_for(args, shared, script="sweep.py"):
     return jobs
 
 
+def check_kernels(device, configs, script="sweep.py"):
+    """--kernels: one line and exit status 2 where the kernels cannot train these runs (no Triton,
+    no CUDA device, more hidden units than they hold); the population would refuse the same in
+    its worker, after the sweep's files were written."""
+    from act_engine import kernel_act
+    why = kernel_act.unavailable(device, max(c["hidden"] for c in configs))
+    if why:
+        fail(script, f"--kernels: {why}")
+
+
 def check_jobs(jobs, backend="torch", script="sweep.py"):
     """Every job's full run config (config.make_config), or one line and exit status 2 if any is refused."""
     backend_cls, _ = backend_classes(backend)
@@ -302,8 +328,8 @@ def run_folder(name):
 
 def sweep_config(args, jobs, configs):
     """What a sweep computes, as stored in runs/sweeps/<name>/sweep_config.json: task, taus, seeds,
-    baseline, backend, the text's sha256 (None for the synthetic tasks) and every run's config
-    without the SCHEDULING options."""
+    baseline, backend, kernels (only when set), the text's sha256 (None for the synthetic tasks)
+    and every run's config without the SCHEDULING options."""
     runs = {run_id: {k: v for k, v in c.items() if k not in SCHEDULING} for (run_id, _), c in zip(jobs, configs)}
     config = {"task": args.task, "taus": args.taus, "seeds": args.seeds, "baseline": not args.no_baseline,
               "backend": args.backend, "data_sha256": data_sha256(configs[0]), "runs": runs}
@@ -313,17 +339,21 @@ def sweep_config(args, jobs, configs):
         config["random_ponders"] = args.random_ponders
     if args.first_seed:
         config["first_seed"] = args.first_seed
+    if args.kernels:
+        config["kernels"] = True
     return json.loads(json.dumps(config))     # as it reads back from the file
 
 
 def differences(old, new):
     """The settings that differ between two sweep configs, as text: "--lr 0.001 before, 0.01 now"."""
     names = {"task": "--task", "taus": "--taus", "seeds": "--seeds", "baseline": "the baseline (--no-baseline)",
-             "backend": "--backend", "fixed_ponders": "--fixed-ponders", "random_ponders": "--random-ponders"}
+             "backend": "--backend", "fixed_ponders": "--fixed-ponders", "random_ponders": "--random-ponders",
+             "kernels": "--kernels"}
     # a sweep stored before backends could be chosen was trained by PyTorch; one stored without
-    # fixed ponders has none (and neither has a new one that asks for none)
-    old = {"backend": "torch", "fixed_ponders": [], "random_ponders": "", **old}
-    new = {"fixed_ponders": [], "random_ponders": "", **new}
+    # fixed or random ponders has none (and neither has a new one that asks for none); one stored
+    # without kernels did not use them
+    old = {"backend": "torch", "fixed_ponders": [], "random_ponders": "", "kernels": False, **old}
+    new = {"fixed_ponders": [], "random_ponders": "", "kernels": False, **new}
     diffs = [(names[k], old.get(k), new[k]) for k in names if old.get(k) != new[k]]
     changed = {}
     for run_id in sorted(new["runs"].keys() & old.get("runs", {}).keys()):
@@ -419,6 +449,8 @@ def _sweep(argv, script, task):
     shared.setdefault("dtype", "float32")
     jobs = jobs_for(args, shared, script)
     configs = check_jobs(jobs, args.backend, script)
+    if args.kernels:
+        check_kernels(args.device, configs, script)
     with open_sweep(run_folder(args.name), sweep_config(args, jobs, configs), args.force, script):
         out_dir = ROOT / "results" / args.name
         todo = [(job, config) for job, config in zip(jobs, configs) if not finished(job[1]["out"])]
@@ -431,10 +463,11 @@ def _sweep(argv, script, task):
         members = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
         plan = (f"{len(shards)} population(s) of {members}" if args.engine == "population"
                 else f"{len(shards)} process(es)")
-        print(f"{len(jobs)} runs of {args.task} ({len(todo)} to train: {plan}), {args.backend} on {args.device}, "
+        engine = f"{args.backend} on the kernels" if args.kernels else args.backend
+        print(f"{len(jobs)} runs of {args.task} ({len(todo)} to train: {plan}), {engine} on {args.device}, "
               f"{min(args.workers, max(1, len(shards)))} worker(s) -> {out_dir.relative_to(ROOT)}", flush=True)
         start = time.perf_counter()
-        trained = run_shards(shards, args.workers, args.engine, args.backend, script)
+        trained = run_shards(shards, args.workers, args.engine, args.backend, script, kernels=args.kernels)
         train_wall = time.perf_counter() - start
         if args.task == "characters":
             from act_experiments.sweeps import per_byte
@@ -457,6 +490,7 @@ def _sweep(argv, script, task):
                 "shared_options": shared, "runs": len(runs), "workers": args.workers,
                 **({"fixed_ponders": args.fixed_ponders} if args.fixed_ponders else {}),
                 **({"random_ponders": args.random_ponders} if args.random_taus else {}),
+                **({"kernels": True} if args.kernels else {}),
                 "train_wall_time_s": round(train_wall, 1), "wall_time_s": round(train_wall + analysis, 1),
                 "machine": machine()}
         if args.first_seed:

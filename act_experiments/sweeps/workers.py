@@ -6,6 +6,7 @@ worker processes (``run_shard`` in each), and ends the sweep in one line when a 
 killed, or cannot write a file. How a sweep uses them: ``act_experiments.sweeps.launch``.
 """
 
+import functools
 import json
 import math
 import multiprocessing as mp
@@ -40,12 +41,13 @@ WORKER_ENV = {**{name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS
               "MALLOC_TOP_PAD_": str(64 << 20), "PYTHONWARNINGS": "ignore:resource_tracker:UserWarning"}
 
 
-def backend_classes(name):
-    """(backend class, population class) of a backend by name."""
+def backend_classes(name, kernels=False):
+    """(backend class, population class) of a backend by name; kernels (torch only): the population
+    class builds its populations on the Triton kernels, Population(kernels=True)."""
     if name == "torch":
         from act_experiments.training.backends import TorchBackend
         from act_experiments.training.populations import TorchPopulation
-        return TorchBackend, TorchPopulation
+        return TorchBackend, functools.partial(TorchPopulation, kernels=True) if kernels else TorchPopulation
     from act_experiments.training.backends import NumpyBackend
     from act_experiments.training.populations import NumpyPopulation
     return NumpyBackend, NumpyPopulation
@@ -157,12 +159,12 @@ _STOPPED = []        # in a worker: the signal that stopped it; it then takes no
 def run_shard(task):
     """Train one shard in a worker process: a population (engine population) or single runs (pool).
 
-    task: (engine, backend name, jobs). Members that resume from different iterations train as
-    one population per iteration, one after the other. Returns (the shard's run ids, None), or
-    (run ids, signal number) when SIGTERM stopped the worker: its checkpoints are written, and
-    it trains nothing more.
+    task: (engine, backend name, jobs, kernels), kernels as backend_classes takes it. Members
+    that resume from different iterations train as one population per iteration, one after the
+    other. Returns (the shard's run ids, None), or (run ids, signal number) when SIGTERM stopped
+    the worker: its checkpoints are written, and it trains nothing more.
     """
-    engine, backend, jobs = task
+    engine, backend, jobs, kernels = task
     run_ids = [run_id for run_id, _ in jobs]
     if _STOPPED:
         return run_ids, _STOPPED[0]
@@ -172,7 +174,7 @@ def run_shard(task):
         device = torch.device(jobs[0][1].get("device", "cpu"))
         if device.type == "cuda" and device.index is not None:
             torch.cuda.set_device(device)     # graphs capture on the current device: make it the runs' own
-    backend_cls, population = backend_classes(backend)
+    backend_cls, population = backend_classes(backend, kernels)
     try:
         prepared = [_prepare_run(options, backend_cls) for _, options in jobs]
         if engine == "pool":
@@ -217,8 +219,9 @@ def _stop_workers(pool, futures):
     pool.shutdown(wait=True, cancel_futures=True)    # a stopped worker takes no more work: all exit
 
 
-def run_shards(shards, workers, engine, backend, script="sweep.py"):
-    """Train the shards in worker processes; returns how many runs were trained.
+def run_shards(shards, workers, engine, backend, script="sweep.py", kernels=False):
+    """Train the shards in worker processes; returns how many runs were trained. kernels: the
+    populations on the Triton kernels (backend_classes).
 
     Ctrl-C or SIGTERM ends the sweep in one line (exit 130 or 143): each worker finishes its
     iteration and writes its checkpoints, so the same command continues where it stopped. A
@@ -234,7 +237,7 @@ def run_shards(shards, workers, engine, backend, script="sweep.py"):
     try:
         ctx = mp.get_context("spawn")    # fresh interpreters: no shared thread pools
         with ProcessPoolExecutor(min(workers, len(shards)), mp_context=ctx, initializer=_ignore_sigint) as pool:
-            futures = [pool.submit(run_shard, (engine, backend, shard)) for shard in shards]
+            futures = [pool.submit(run_shard, (engine, backend, shard, kernels)) for shard in shards]
             try:
                 done = 0
                 for future in as_completed(futures):
