@@ -14,7 +14,9 @@ import pytest
 import torch
 
 from act_engine import numpy_act
+from act_experiments.experiments import probe
 from act_experiments.sweeps import launch, reading
+from act_experiments.sweeps.writing import load_weights
 from act_experiments.training import cli, loop
 from act_experiments.training.backends import NumpyBackend, TorchBackend
 from act_experiments.training.config import draw_schedule
@@ -279,3 +281,32 @@ def test_a_random_sweep_draws_each_seed_from_its_act_run(tmp_path, monkeypatch, 
         status, err = sweep_status(capsys, "--name", "bad", *TINY, "--random-ponders", value)
         assert status == 2 and len(err.strip().splitlines()) == 1 and "--random-ponders" in err, (value, err)
     assert not (tmp_path / "runs" / "sweeps" / "bad").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# The shuffle probe on committed weights
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_probe_reads_committed_weights_and_forcing_N_itself_changes_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
+    status, err = sweep_status(capsys, "--name", "act", *TINY, "--taus", "1e-2", "--max-ponder", "4",
+                               "--save-weights", "--halting-bias", "-2")
+    assert status == 0, err
+    folder = tmp_path / "results" / "act"
+    rows = probe.probe(folder)
+    assert [r["run"] for r in rows] == ["tau0.01-seed0", "tau0.01-seed1"] and probe.read(folder) == rows
+    sweep = reading.load_sweep(folder, tables=())
+    weights = load_weights(folder / "weights.npz")
+    for run, row in zip(sweep["runs"], rows):
+        config = probe.run_config(sweep, run)
+        data = probe.held_out(config)
+        error, N = probe.sequence_error(config, weights[run["run"]], data)
+        forced_error, forced_N = probe.sequence_error(config, weights[run["run"]], data, N)
+        assert forced_error == error and np.array_equal(forced_N, N)          # N' = N is ACT exactly
+        shuffled, at_mean = probe.forced_schedules(N, data[2])
+        assert sorted(shuffled.ravel()) == sorted(N.ravel()) and np.all(at_mean == row["rounded_mean_N"])
+        assert row["error"] == error and 0 <= row["shuffled"] <= 1 and 0 <= row["at_mean"] <= 1
+    with pytest.raises(SystemExit) as exit_info:
+        probe.main([str(tmp_path / "nope")])
+    assert exit_info.value.code == 1 and len(capsys.readouterr().err.strip().splitlines()) == 1
