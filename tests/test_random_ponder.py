@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from act_engine import numpy_act
-from act_experiments.experiments import probe
+from act_experiments.experiments import measured, probe
 from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.writing import load_weights
 from act_experiments.training import cli, loop
@@ -310,3 +310,52 @@ def test_the_probe_reads_committed_weights_and_forcing_N_itself_changes_nothing(
     with pytest.raises(SystemExit) as exit_info:
         probe.main([str(tmp_path / "nope")])
     assert exit_info.value.code == 1 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The measured control's registered test and figure
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_registered_test_says_holds_refuted_or_not_shown():
+    act_errors = [0.10, 0.20, 0.15, 0.30, 0.05, 0.12, 0.22, 0.18]
+    better = measured.paired_test(act_errors, [e + 0.05 + 0.01 * (i % 3) for i, e in enumerate(act_errors)])
+    assert better["verdict"] == "holds" and better["wins"] == 8 and better["sign_p"] == pytest.approx(1 / 256)
+    assert better["t_p"] < 1e-6 and better["interval"][1] < 0
+    worse = measured.paired_test(act_errors, [e - 0.01 - 0.002 * (i % 2) for i, e in enumerate(act_errors)])
+    assert worse["verdict"] == "refuted" and worse["wins"] == 0
+    small = measured.paired_test(act_errors, [e + (0.01 if i % 2 else -0.005) for i, e in enumerate(act_errors)])
+    assert small["verdict"] == "not shown" and small["interval"][0] < small["mean"] < small["interval"][1]
+    # the t-test and the sign test against SciPy's own, on these numbers
+    from scipy import stats as scipy_stats
+    assert better["t_p"] == pytest.approx(scipy_stats.ttest_1samp(better["differences"], 0, alternative="less").pvalue)
+
+
+def test_the_ladder_is_read_at_measured_N_on_the_line_between_its_rungs():
+    rungs = {2: {0: 0.30}, 3: {0: 0.10}, 5: {0: 0.02}}
+    assert measured.ladder_at(rungs, 0, 2.5) == pytest.approx(0.20)
+    assert measured.ladder_at(rungs, 0, 4.0) == pytest.approx(0.06)
+    assert measured.ladder_at(rungs, 0, 3) == pytest.approx(0.10)
+    assert measured.ladder_at(rungs, 0, 1.5) is None and measured.ladder_at(rungs, 0, 6) is None
+
+
+def test_a_measured_control_reads_tests_and_draws(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(launch, "ROOT", tmp_path)
+    args = [*TINY, "--seeds", "3", "--halting-bias", "-2"]
+    assert sweep_status(capsys, "--name", "act", *args, "--taus", "1e-2", "--max-ponder", "4",
+                        "--fixed-ponders", "2,4", "--save-weights")[0] == 0
+    assert sweep_status(capsys, "--name", "rnd", *args, "--random-ponders", "act:1e-2")[0] == 0
+    results = tmp_path / "results"
+    probe.probe(results / "act")
+    m = measured.load("tiny", {"tiny": measured.Measured(str(results / "act"), str(results / "rnd"), 1e-2)})
+    assert len(m["probe"]) == 3
+    v = measured.verdict(m)
+    assert v["seeds"] == [0, 1, 2] and v["verdict"] in ("holds", "refuted", "not shown")
+    assert v["other"] == [r["sequence_error"] for r in m["random"]["runs"]]
+    ladder = measured.verdict(m, against="ladder")
+    assert set(ladder["seeds"]) <= {0, 1, 2}
+    lo, hi = measured.N_percentiles(m["act"], "tau0.01-seed0")
+    assert 1 <= lo <= hi <= 4
+    (path,) = measured.plot("tiny", m, tmp_path / "figures")
+    assert path.name == "control_tiny_measured.png" and path.stat().st_size > 10_000
+    assert "against the random" in measured.describe("tiny", m)
