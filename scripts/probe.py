@@ -10,7 +10,7 @@ results/<sweep>/probe.csv and prints a line per network.
 
 import sys
 
-from act_experiments.experiments.probe import main
+from act_experiments.sweeps.probe import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,7 +14,8 @@ import pytest
 import torch
 
 from act_engine import numpy_act
-from act_experiments.experiments import measured, probe
+from act_experiments.experiments import measured
+from act_experiments.sweeps import probe
 from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.writing import load_weights
 from act_experiments.training import cli, loop

@@ -25,7 +25,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.experiments import measured
 from act_experiments.figures import draw_main, save_figure
 from act_experiments.sweeps import launch
 from act_experiments.sweeps.reading import fixed_key, load_sweep, NO_ACT, task_of
@@ -249,23 +248,16 @@ def main(argv=None):
 
     def read_pairs(args):
         tasks = args.tasks or [t for t, c in CONTROLS.items() if (tables.RESULTS / c.fixed / "runs.csv").exists()]
-        # the measured control too, where its random schedule is committed (experiments.measured)
-        done = [t for t in tasks if t in measured.MEASURED
-                and (tables.RESULTS / measured.MEASURED[t].random / "runs.csv").exists()]
-        return {"pairs": {task: read(task) for task in tasks}, "measured": {t: measured.read(t) for t in done}}
+        return {task: read(task) for task in tasks}
 
-    def summary(results):
-        for task, pair in results["pairs"].items():
+    def summary(pairs):
+        for task, pair in pairs.items():
             print(describe(task, pair))
-        for task, m in results["measured"].items():
-            print(measured.describe(task, m))
-
-    def plot_all(results, args):
-        return ([path for task, pair in results["pairs"].items() for path in plot(task, pair, args.figures)]
-                + [path for task, m in results["measured"].items() for path in measured.plot(task, m, args.figures)])
 
     return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments, read=read_pairs,
-                     summary=summary, plot=plot_all)
+                     summary=summary,
+                     plot=lambda pairs, args: [path for task, pair in pairs.items()
+                                               for path in plot(task, pair, args.figures)])
 
 
 if __name__ == "__main__":

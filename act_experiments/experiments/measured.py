@@ -18,18 +18,23 @@ difference is at most −THRESHOLD, it is refuted when the mean difference is 0 
 otherwise it is not shown (the 95% interval of the mean difference says how large a difference
 the seeds could have missed).
 
+``run`` trains a measured control's sweeps (scripts/sweep.py, the commands in docs/<task>.md),
 ``read`` is ``load``, ``plot`` draws figures/control_<task>_measured.png and ``main`` is
-scripts/plot_controls.py --measured.
+scripts/plot_measured.py.
 """
 
 from dataclasses import dataclass
+
+import argparse
 
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import stats as scipy_stats
 
-from act_experiments.experiments import probe
-from act_experiments.figures import save_figure
+from act_experiments.sweeps import probe
+from act_experiments import tables
+from act_experiments.figures import draw_main, save_figure
+from act_experiments.sweeps import launch
 from act_experiments.sweeps.reading import load_sweep, random_key, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, mean_se
 
@@ -211,6 +216,16 @@ def _updates_panel(ax, m, tau):
 # ---------------------------------------------------------------------------------------------
 
 
+SCRIPT = "scripts/plot_measured.py"
+DESCRIPTION = "The measured controls: ACT against a random schedule of its own updates, and the ladder at measured N"
+
+
+def run(argv):
+    """Train one of a measured control's sweeps: ``argv`` as scripts/sweep.py takes it (the ACT
+    sweep with --taus, --fixed-ponders and --save-weights, then its --random-ponders sweep)."""
+    return launch.main(argv)
+
+
 def read(task):
     """The committed measured control of ``task`` (load)."""
     return load(task)
@@ -237,3 +252,34 @@ def describe(task, m):
         lines.append(f"  probe {r['run']}: mean N {r['mean_N']:.2f}, error {r['error']:.3f}, N shuffled "
                      f"{r['shuffled']:.3f}, N = {r['rounded_mean_N']} everywhere {r['at_mean']:.3f}")
     return "\n".join(lines)
+
+
+def committed(measured=MEASURED):
+    """The tasks whose measured control is committed: both its sweeps under results/."""
+    return [t for t, m in measured.items()
+            if all((tables.RESULTS / name / "runs.csv").exists() for name in (m.act, m.random))]
+
+
+def _task(name):
+    """A task named on the command line, once it has a measured control (argparse's ``type``)."""
+    if name not in MEASURED:
+        raise argparse.ArgumentTypeError(f"unknown task {name!r}; expected some of {', '.join(MEASURED)}")
+    return name
+
+
+def main(argv=None):
+    """scripts/plot_measured.py: the registered tests, the probe and the figure of each committed
+    measured control (``draw_main``: every control is read before any figure is written)."""
+    def arguments(ap):
+        ap.add_argument("tasks", nargs="*", type=_task,
+                        help=f"tasks to draw, of {', '.join(MEASURED)} (default: every one committed)")
+
+    def summary(controls):
+        for task, m in controls.items():
+            print(describe(task, m))
+
+    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
+                     read=lambda args: {task: read(task) for task in (args.tasks or committed())},
+                     summary=summary,
+                     plot=lambda controls, args: [path for task, m in controls.items()
+                                                  for path in plot(task, m, args.figures)])

@@ -8,12 +8,9 @@ The runs of a sweep are every (tau, seed) pair and, unless --no-baseline, each s
 control, exactly F updates per input and no halting unit (--fixed-ponder F of scripts/train.py).
 A sweep with --fixed-ponders and no --taus is a control of its own: run with the settings and
 seeds of an ACT sweep, its runs pair with that sweep's seed by seed. --random-ponders SWEEP:TAU
-adds the random-schedule control (--random-ponder of scripts/train.py): for each seed S, a
-network without its halting unit whose numbers of updates are drawn i.i.d. per input step from
-the held-out N distribution of SWEEP's run tauTAU-seedS (results/SWEEP/N_counts.csv), so that it
-gets the computation that ACT network used, spread without regard to the input. Each run is
-the shared training loop (``training``) with its own run folder: log, checkpoint, summary,
-exactly the files of ``python scripts/train.py``.
+adds the random-schedule control (--random-ponder): per seed S, N drawn per input step from the
+N_counts of SWEEP's run tauTAU-seedS, the computation that network used, spread at random. Each
+run is the shared training loop with its own run folder, the files of scripts/train.py.
 
 How the runs are scheduled (none of it changes what a run computes; the numbers agree to
 rounding, and in float64 to about 1e-9 over a run. A population pads every member's ponder loop
@@ -91,7 +88,8 @@ from act_experiments.data.text import corpus_facts
 from act_experiments.training.checkpoints import WriteFailed
 from act_experiments.training.cli import OneLineParser, build_parser, checked, fail, number_list
 from act_experiments.training.config import data_sha256, make_config, upgrade
-from act_experiments.tables import read_csv, write_json
+from act_experiments.tables import write_json
+from act_experiments.sweeps.reading import N_distribution
 from act_experiments.sweeps.writing import collect, machine
 from act_experiments.sweeps.workers import backend_classes, finished, plan_shards, run_shards
 from act_numpy.checks import check_float, check_int
@@ -131,9 +129,8 @@ def parse_args(argv=None, script="sweep.py", task=None):
                     help="the fixed-computation control: runs with exactly F >= 2 updates per input and no "
                          "halting unit (fixedF-seedS), beside the tau and no-ACT runs (F = 1 is the no-ACT run)")
     ap.add_argument("--random-ponders", default="", metavar="SWEEP:TAU[,TAU...]",
-                    help="the random-schedule control: per seed S and TAU, a network without a halting unit "
-                         "whose N is drawn per input step from the N distribution of SWEEP's run tauTAU-seedS "
-                         "(results/SWEEP/N_counts.csv) (randomTAU-seedS; NumPy backend)")
+                    help="the random-schedule control (randomTAU-seedS, NumPy): N drawn per input step from the "
+                         "N_counts.csv of SWEEP's run tauTAU-seedS")
     ap.add_argument("--save-weights", action="store_true",
                     help="also write every ACT run's final parameters to results/<name>/weights.npz (float16)")
     ap.add_argument("--seeds", type=int, default=1 if task == "characters" else 3,
@@ -224,14 +221,11 @@ def parse_random_ponders(parser, text):
 
 
 def random_distribution(name, tau, seed, script="sweep.py"):
-    """The counts of N = 1..max of run tau<TAU>-seed<S> of results/<name>/N_counts.csv, as a list
-    (random_ponder normalises them); one line and exit status 2 when the run is not there."""
-    run_id = f"tau{tau:g}-seed{seed}"
-    counts = {int(r["N"]): int(r["count"]) for r in read_csv(ROOT / "results" / name / "N_counts.csv")
-              if r["run"] == run_id}
-    if not counts:
-        fail(script, f"--random-ponders: results/{name}/N_counts.csv has no run {run_id}")
-    return [counts.get(N, 0) for N in range(1, max(counts) + 1)]
+    """reading.N_distribution of run tau<TAU>-seed<S> of results/<name>, or one line and exit 2."""
+    try:
+        return N_distribution(ROOT / "results" / name, f"tau{tau:g}-seed{seed}")
+    except ValueError as err:
+        fail(script, f"--random-ponders: {err}")
 
 
 def resolve_device(parser, args):

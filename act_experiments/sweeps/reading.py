@@ -104,6 +104,16 @@ def load_sweep(name_or_path, tables=TAU_TABLES):
     return sweep
 
 
+def N_distribution(name_or_path, run):
+    """How often ``run`` of a sweep took N = 1, 2, ..., its largest N on its held-out set, as a list
+    of counts (N_counts.csv); what --random-ponder takes. ValueError when the run is not there."""
+    folder = sweep_folder(name_or_path)
+    counts = {int(r["N"]): int(r["count"]) for r in read_csv(folder / "N_counts.csv") if r["run"] == run}
+    if not counts:
+        raise ValueError(f"{folder.name}/N_counts.csv has no run {run}")
+    return [counts.get(N, 0) for N in range(1, max(counts) + 1)]
+
+
 def load_task_sweep(task, name_or_path):
     """load_sweep for the figures of one task: ValueError when the folder holds another task's sweep."""
     sweep = load_sweep(name_or_path)
