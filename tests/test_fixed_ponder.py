@@ -187,9 +187,15 @@ def test_a_control_sweep_of_its_own_names_its_runs_and_adds_the_column(root, cap
     assert status == 0, err
     with open(root / "results" / "ctl" / "runs.csv") as f:
         rows = list(csv.DictReader(f))
-    # the measured columns come after fixed_ponder; the control's N is F and its remainder 1
-    assert list(rows[0])[-4:] == ["fixed_ponder", "mean_N", "mean_R", "random_of"]
+    # the measured columns come after fixed_ponder, iterations to solve last; the control's N is F
+    # and its remainder 1
+    assert list(rows[0])[-5:] == ["fixed_ponder", "mean_N", "mean_R", "random_of", "iterations_to_98"]
     assert [(float(r["mean_N"]), float(r["mean_R"]), r["random_of"]) for r in rows] == [(3.0, 1.0, ""), (2.0, 1.0, "")]
+    with open(root / "results" / "ctl" / "curves.csv") as f:
+        curves = list(csv.DictReader(f))
+    for r in rows:       # the first evaluation of the run's curve at or below 0.02, else empty
+        solved = [c["iteration"] for c in curves if c["run"] == r["run"] and float(c["sequence_error"]) <= 0.02]
+        assert r["iterations_to_98"] == (solved[0] if solved else "")
     assert [(r["run"], r["act"], r["tau"], r["fixed_ponder"]) for r in rows] == [
         ("fixed3-seed0", "0", "", "3"), ("fixed2-seed0", "0", "", "2")]
     assert [float(r["mean_ponder"]) for r in rows] == [4.0, 3.0]

@@ -1,5 +1,7 @@
 """Tests for act_experiments.data.tasks: shapes, seeds, and every target recomputed independently."""
 
+import hashlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -165,6 +167,86 @@ def test_parity_nonzero_range_in_training_configs():
     assert loop.make_config({"task": "parity", "bits": 8})["task_options"] == {"bits": 8}
     with pytest.raises(ValueError, match="belongs to task 'parity'"):
         loop.make_config({"task": "sort", "max_nonzero": 3})
+
+
+def test_parity_default_draw_is_the_one_drawn_before_skew_existed():
+    # pinned before the option existed: with it off, no stream draws one number more or other
+    x, y, _ = make_batch("parity", rng(0), 4, bits=5)
+    assert x[:, 0, :].tolist() == [[-1, 1, 1, 1, -1], [1, 1, 0, -1, 1], [0, 1, -1, 1, 0], [0, 0, 0, 1, -1]]
+    assert y[:, 0, 0].tolist() == [1, 1, 0, 1]
+    pinned = {(("bits", 16),): "40d49008e2aca0fb", (("bits", 16), ("max_nonzero", 2)): "7dd4f506c083805e",
+              (("bits", 64),): "340bbe71f138b59a",
+              (("bits", 8), ("min_nonzero", 3), ("max_nonzero", 5)): "5ab8329591a3789a"}
+    for options, digest in pinned.items():
+        for spelled in ({}, {"skew": None}):           # None is off, as if not given
+            stream, h = rng(2016), hashlib.sha256()
+            for _ in range(2):
+                for a in make_batch("parity", stream, 64, **dict(options), **spelled):
+                    h.update(np.ascontiguousarray(a).tobytes())
+            h.update(stream.random(1).tobytes())        # and the stream is left where it was
+            assert h.hexdigest()[:16] == digest, (options, spelled)
+
+
+def test_parity_skew_mixes_in_the_hard_range_at_its_fraction():
+    x, y, mask = make_batch("parity", rng(7), 20000, bits=16, max_nonzero=2, skew="0.1:13-16")
+    counts = np.count_nonzero(x[:, 0, :], axis=1)
+    hard = counts >= 13
+    assert abs(hard.mean() - 0.1) < 0.01                       # s.e. of the fraction 0.002
+    assert set(counts[hard]) == {13, 14, 15, 16} and set(counts[~hard]) == {1, 2}
+    assert np.array_equal(y[:, 0, 0], (np.count_nonzero(x[:, 0, :] > 0, axis=1) % 2).astype(float))
+    # the difficulty is still the number of non-zero bits
+    assert np.array_equal(tasks.difficulty("parity", x, y, mask), counts)
+    # the other bounds: min..max for the rest, LO..HI overlapping them, and the fractions 0 and 1
+    counts = np.count_nonzero(make_batch("parity", rng(8), 4000, bits=8, min_nonzero=3, max_nonzero=4,
+                                         skew="0.5:4-6")[0][:, 0, :], axis=1)
+    assert set(counts) == {3, 4, 5, 6} and abs(np.mean(counts >= 5) - 0.5 * 2 / 3) < 0.04
+    for fraction, expected in (("0", {1, 2}), ("1", {7, 8})):
+        x, _, _ = make_batch("parity", rng(9), 500, bits=8, max_nonzero=2, skew=f"{fraction}:7-8")
+        assert set(np.count_nonzero(x[:, 0, :], axis=1)) == expected
+
+
+def test_parity_skew_draws_the_paper_counts_first_and_is_seeded():
+    # the hard rows replace counts drawn as without skew: at fraction 0 every row's count is the
+    # plain draw's, and the same generator state gives the same batch
+    plain = make_batch("parity", rng(3), 50, bits=8)[0]
+    none_hard = make_batch("parity", rng(3), 50, bits=8, skew="0:8-8")[0]
+    assert np.array_equal(np.count_nonzero(plain[:, 0, :], axis=1), np.count_nonzero(none_hard[:, 0, :], axis=1))
+    for u, v in zip(make_batch("parity", rng(4), 30, bits=8, skew="0.3:6-8"),
+                    make_batch("parity", rng(4), 30, bits=8, skew="0.3:6-8")):
+        np.testing.assert_array_equal(u, v)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"bits": 16, "skew": "1.5:13-16"}, "skew.*fraction"),
+    ({"bits": 16, "skew": "-0.1:13-16"}, "skew.*fraction"),
+    ({"bits": 16, "skew": "nan:13-16"}, "skew.*fraction"),
+    ({"bits": 16, "skew": "0.1:0-3"}, "skew.*LO"),
+    ({"bits": 16, "skew": "0.1:13-17"}, "skew.*HI.*bits = 16"),
+    ({"skew": "0.1:13-65"}, "skew.*HI.*bits = 64"),
+    ({"bits": 16, "skew": "0.1:14-13"}, "skew.*LO must not exceed HI"),
+    ({"bits": 16, "skew": "0.1"}, "skew.*F:LO-HI"),
+    ({"bits": 16, "skew": "0.1:13"}, "skew.*F:LO-HI"),
+    ({"bits": 16, "skew": "0.1:13-14-15"}, "skew.*F:LO-HI"),
+    ({"bits": 16, "skew": "a:13-16"}, "skew.*F:LO-HI"),
+    ({"bits": 16, "skew": ""}, "skew.*F:LO-HI"),
+    ({"bits": 16, "skew": 0.1}, "skew.*F:LO-HI"),
+])
+def test_parity_skew_refused_naming_it(options, message):
+    with pytest.raises(ValueError, match=message):
+        make_batch("parity", rng(), 4, **options)
+
+
+def test_parity_skew_in_training_configs():
+    from act_experiments.training import config as run_config, loop
+    # off, it stays out of the resolved options: runs and sweeps saved before it keep their
+    # task_options, so they resume
+    assert tasks.resolve_options("parity", bits=8) == {"bits": 8}
+    assert tasks.resolve_options("parity", bits=8, skew=None) == {"bits": 8}
+    config = loop.make_config({"task": "parity", "bits": 16, "max_nonzero": 2, "skew": "0.10:13-16"})
+    assert config["task_options"] == {"bits": 16, "max_nonzero": 2, "skew": "0.1:13-16"}   # written one way
+    assert loop.make_config(run_config.options_of(config)) == config
+    with pytest.raises(ValueError, match="belongs to task 'parity'"):
+        loop.make_config({"task": "logic", "skew": "0.1:1-2"})
 
 
 # ---------------------------------------------------------------------------------------

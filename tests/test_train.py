@@ -91,6 +91,35 @@ def test_cli_reports_bad_options_as_usage_errors(capsys, tmp_path):
     assert not (tmp_path / "never").exists()
 
 
+@pytest.mark.parametrize("skew, words", [
+    ("1.5:13-16", "the fraction F must be in [0, 1]"),
+    ("0.1:13-17", "HI must be at most bits = 16"),
+    ("0.1:14-13", "LO must not exceed HI"),
+    ("0.1:0-3", "LO must be an integer >= 1"),
+    ("one tenth", "must read F:LO-HI"),
+])
+def test_cli_refuses_a_bad_skew_in_one_line(capsys, tmp_path, skew, words):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--backend", "numpy", "--bits", "16", "--skew", skew, "--out", str(tmp_path / "never")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "option 'skew'" in err and words in err
+    assert "Traceback" not in err and not (tmp_path / "never").exists()
+
+
+def test_cli_trains_on_skewed_parity_and_resumes(tmp_path, capsys):
+    argv = ["--backend", "numpy", "--bits", "4", "--max-nonzero", "1", "--skew", "0.25:3-4", "--hidden", "4",
+            "--batch-size", "4", "--iterations", "2", "--eval-size", "40", "--no-progress", "--out", str(tmp_path / "s")]
+    summary = cli.main(argv)
+    assert summary["config"]["task_options"] == {"bits": 4, "max_nonzero": 1, "skew": "0.25:3-4"}
+    # the held-out set is skewed too: 1 non-zero bit, or 3 to 4 for about a quarter of it
+    counts = {d["difficulty"]: d["count"] for d in summary["final_eval"]["by_difficulty"]}
+    assert set(counts) == {1, 3, 4} and 5 <= counts[3] + counts[4] <= 17
+    argv[argv.index("--iterations") + 1] = "4"
+    assert cli.main(argv + ["--resume"])["iterations"] == 4
+    capsys.readouterr()
+
+
 def test_cli_runs_and_refuses_to_overwrite(tmp_path, capsys):
     argv = ["--backend", "numpy", "--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4", "--iterations", "2",
             "--eval-size", "8", "--no-progress", "--out", str(tmp_path / "cli")]

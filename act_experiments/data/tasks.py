@@ -18,8 +18,9 @@ Shapes per task with the default options (B = batch size)::
     sort      (B, 30, 2)    (B, 30) int 0..14     (B, 30)  softmax, 15 classes
 
 Options shrink a task for quick experiments (parity ``bits``; logic ``max_vectors`` and
-``max_gates``; addition ``max_numbers`` and ``max_digits``; sort ``max_length``). Anything
-unknown or out of range raises ``ValueError``.
+``max_gates``; addition ``max_numbers`` and ``max_digits``; sort ``max_length``), or reshape
+parity's difficulties (``min_nonzero``, ``max_nonzero``, ``skew``). Anything unknown or out of
+range raises ``ValueError`` naming the option.
 
 Conventions the paper leaves open, chosen here
 ----------------------------------------------
@@ -30,6 +31,13 @@ parity
     narrow the count to min_nonzero..max_nonzero, for an extrapolation test (PonderNet's):
     train on 1..k non-zero entries, test on k+1..bits. Left at their defaults they draw exactly
     the batches drawn without them, and they stay out of the resolved options unless given.
+    The option ``skew``, text "F:LO-HI" (default None: off), mixes in a second range: each
+    input is hard with probability F, and a hard input draws its count uniformly from LO..HI
+    instead (1 <= LO <= HI <= bits). ``bits=16, max_nonzero=2, skew="0.1:13-16"``: about 90%
+    of the inputs have 1 or 2 non-zero entries, about 10% have 13 to 16, for asking when
+    adapting the computation pays. The hard draws come after the paper's, so that without
+    ``skew`` every stream is the one drawn before it existed; the difficulty is still the
+    number of non-zero entries.
 logic
     Input vector: ``[b0, b1, chunk 1, ..., chunk 10]`` with chunks of 10 units, so the width is
     102 whatever ``max_gates`` is (``max_gates`` only caps how many chunks are used, 1..10).
@@ -75,7 +83,7 @@ from typing import Callable, NamedTuple, Optional
 import numpy as np
 
 from act_experiments.data import text
-from act_numpy.checks import check_int
+from act_numpy.checks import check_float, check_int
 
 TASKS = ("parity", "logic", "addition", "sort")
 TEXT_TASKS = ("characters",)     # the tasks that read a text (their TASK_TABLE entry says text=True)
@@ -83,7 +91,8 @@ ALL_TASKS = TASKS + TEXT_TASKS
 
 # Default option values per task; also the set of options each task accepts.
 DEFAULTS = {
-    "parity": {"bits": 64, "min_nonzero": 1, "max_nonzero": "bits"},   # "bits": the value of bits
+    "parity": {"bits": 64, "min_nonzero": 1, "max_nonzero": "bits",    # "bits": the value of bits
+               "skew": None},                                          # None: off (parse_skew)
     "logic": {"max_vectors": 10, "max_gates": 10},
     "addition": {"max_numbers": 5, "max_digits": 5},
     "sort": {"max_length": 15},
@@ -105,10 +114,10 @@ _LIMITS = {
 
 # Options left out of a task's resolved options unless given: at their defaults they change no
 # batch, so the task_options of every run and sweep saved before they existed stay the same.
-UNLESS_GIVEN = ("min_nonzero", "max_nonzero")
+UNLESS_GIVEN = ("min_nonzero", "max_nonzero", "skew")
 
 # Options that are not ints, with their type (the command line uses it).
-OPTION_TYPES = {"data": str}
+OPTION_TYPES = {"data": str, "skew": str}
 
 # Table 1 of the paper. Gate names in the paper's order (index 0 here is gate 1 there), and
 # each gate's output for the rows (P, Q) = (T, T), (T, F), (F, T), (F, F), as in the table.
@@ -165,8 +174,12 @@ def resolve_options(task, **options):
     for name, value in options.items():
         if name == "data":
             merged[name] = text.check_data(value)   # None or an existing file
-            continue
-        merged[name] = check_int(f"option {name!r}", value, *_LIMITS[name])
+        elif name == "skew":
+            if value is not None:                   # None is off, as if not given
+                # kept as text, written one way, so that a saved config compares and resumes as given
+                merged[name] = skew_text(*parse_skew(value))
+        else:
+            merged[name] = check_int(f"option {name!r}", value, *_LIMITS[name])
     if TASK_TABLE[task].check is not None:
         TASK_TABLE[task].check(merged)
     return merged
@@ -237,15 +250,53 @@ def _characters_difficulty(x, y, mask):
 # Generators, one per task
 # ----------------------------------------------------------------------------------------
 
+def parse_skew(value):
+    """Parity's option ``skew``, "F:LO-HI" (e.g. "0.1:13-16"), as (F, LO, HI): a fraction F in
+    [0, 1] of the inputs draw their number of non-zero entries from LO..HI, 1 <= LO <= HI.
+    ValueError naming the option for anything else; that HI fits in bits is _parity_check's."""
+    form = (f"option 'skew' must read F:LO-HI (a fraction F of the inputs with LO..HI non-zero bits, "
+            f"e.g. 0.1:13-16), got {value!r}")
+    if not isinstance(value, str):
+        raise ValueError(form)
+    fraction, colon, counts = value.partition(":")
+    low, dash, high = counts.partition("-")
+    try:
+        fraction, low, high = float(fraction), int(low), int(high)
+    except ValueError:
+        raise ValueError(form) from None
+    if not (colon and dash):
+        raise ValueError(form)
+    fraction = check_float("option 'skew': the fraction F", fraction, 0.0, 1.0)
+    check_int("option 'skew': LO", low, 1)
+    if high < low:
+        raise ValueError(f"option 'skew': LO must not exceed HI, got {value!r}")
+    return fraction, low, high
+
+
+def skew_text(fraction, low, high):
+    """(F, LO, HI) as the option ``skew`` is written: (0.1, 13, 16) -> "0.1:13-16"."""
+    return f"{fraction!r}:{low}-{high}"
+
+
 def _parity_check(options):
-    # each option is already an int >= 1 (_LIMITS); here they meet bits and each other
+    # each option is already an int >= 1 (_LIMITS), skew already read (parse_skew); here they
+    # meet bits and each other
     high = check_int("option 'max_nonzero'", options.get("max_nonzero", options["bits"]), 1, options["bits"])
     check_int("option 'min_nonzero'", options.get("min_nonzero", 1), 1, high)
+    if options.get("skew") is not None:
+        _, _, hard_high = parse_skew(options["skew"])
+        if hard_high > options["bits"]:
+            raise ValueError(f"option 'skew': HI must be at most bits = {options['bits']}, got {options['skew']!r}")
 
 
-def _parity(rng, batch, bits, min_nonzero=1, max_nonzero=None):
+def _parity(rng, batch, bits, min_nonzero=1, max_nonzero=None, skew=None):
     high = bits if max_nonzero is None else max_nonzero
     count = rng.integers(min_nonzero, high + 1, size=batch)  # non-zero entries per row, 1..bits by default
+    if skew is not None:
+        # drawn after the paper's counts, so that without skew the stream is the paper's own
+        fraction, hard_low, hard_high = parse_skew(skew)
+        hard = rng.random(batch) < fraction
+        count = np.where(hard, rng.integers(hard_low, hard_high + 1, size=batch), count)
     # rank of each position in a random order: the `count` lowest ranks are the chosen ones
     ranks = np.argsort(np.argsort(rng.random((batch, bits)), axis=1), axis=1)
     chosen = ranks < count[:, None]

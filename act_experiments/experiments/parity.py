@@ -9,7 +9,9 @@ Four figures, <prefix>_*.png (prefix "parity" by default):
                       as a large marker; ponder on a log axis when it spans more than a factor of 4
     difficulty        ponder and error against the number of non-zero bits, for a few τ values
                       and no ACT
-    learning_curves   held-out error and ponder during training (ponder on a log axis, as above)
+    learning_curves   held-out error and ponder during training (ponder on a log axis, as above);
+                      in sweeps that count it, a dot where each run first reached 98% right
+                      (iterations_to_98) and a dotted line at error 0.02
 
 All four are act_experiments.plots.tau_sweep's figures, the ones every τ sweep has, given
 parity's colours, titles and chance line (0.5). The sweep shown by default is the largest parity
@@ -31,7 +33,7 @@ from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import tau_colours
 from act_experiments.sweeps import launch, reading
 from act_experiments.sweeps.reading import NO_ACT, tau_label
-from act_experiments.sweeps.stats import baseline_errors, by_difficulty, difficulty_bins, mean_se, table, taus
+from act_experiments.sweeps.stats import baseline_errors, by_difficulty, difficulty_bins, keys, mean_se, table, taus
 
 
 BASELINE_COLOUR = "0.35"
@@ -89,12 +91,27 @@ def summary_table(sweep):
              sum(v < 0.05 for v in r["errors"]), r["ponder"], r["ponder_se"]) for r in table(sweep)]
 
 
+def solved_table(sweep):
+    """Rows of (tau, [iterations_to_98 of each run, seed order; None: never]) per key, or [] when
+    no run reached 98% right (as in sweeps written before the count existed)."""
+    if all(r.get("iterations_to_98") is None for r in sweep["runs"]):
+        return []
+    return [(tau_label(k), [r["iterations_to_98"] for r in sorted(sweep["runs"], key=lambda r: r["seed"])
+                            if r["key"] == k]) for k in keys(sweep)]
+
+
 def print_summary(sweep):
-    """The sweep's name and size, summary_table() and paper_comparison(), as the script prints them."""
+    """The sweep's name and size, summary_table(), solved_table() when it has rows, and
+    paper_comparison(), as the script prints them."""
     print(f"{sweep['name']}: {describe(sweep)}")
     print(f"{'tau':>8} {'runs':>4} {'error':>7} {'s.e.':>6} {'<5%':>4} {'ponder':>7} {'s.e.':>6}")
     for label, n, e, se, good, p, pse in summary_table(sweep):
         print(f"{label:>8} {n:4d} {e:7.3f} {se:6.3f} {good:4d} {p:7.2f} {pse:6.2f}")
+    rows = solved_table(sweep)
+    if rows:
+        print("\niterations to 98% right (first evaluation with sequence error <= 0.02; -: never), seed by seed:")
+        for label, values in rows:
+            print(f"{label:>8} " + ", ".join("-" if v is None else str(v) for v in values))
     print()
     for c in paper_comparison(sweep):
         print(f"{c['claim']}: paper {c['paper']}; here {c['here']} -> {'agrees' if c['agrees'] else 'differs'}")
@@ -219,7 +236,7 @@ def plot_difficulty(sweep, wanted=4):
 
 def plot_learning_curves(sweep):
     return tau_sweep.plot_learning_curves(
-        sweep, colours(sweep), reference=CHANCE_LINE, log_ponder=True,
+        sweep, colours(sweep), reference=CHANCE_LINE, log_ponder=True, mark_solved=True,
         title=_title(sweep, "learning curves (thick: mean over seeds, thin: one seed)"))
 
 

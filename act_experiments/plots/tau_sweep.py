@@ -5,7 +5,8 @@
     plot_error_vs_ponder    every run as a point (final mean ponder, final error), the mean of
                             each τ as a large one
     plot_difficulty         mean ponder and error against difficulty, one line per τ
-    plot_learning_curves    held-out error and mean ponder during training
+    plot_learning_curves    held-out error and mean ponder during training; with ``mark_solved``,
+                            each run's iterations_to_98 as a dot on its curve
 
 The task modules (parity, logic_addition, sort) give them their colours, titles and reference
 lines; parity, whose ponder spans more than a factor of 4, asks for a log ponder axis (``log_ponder``).
@@ -17,6 +18,7 @@ import numpy as np
 
 from act_experiments.sweeps.reading import NO_ACT, tau_label
 from act_experiments.sweeps.stats import by_difficulty, keys, per_group
+from act_experiments.sweeps.writing import SOLVED_ERROR
 from act_experiments.plots.style import legend_right, line_style, series_label
 
 
@@ -144,12 +146,29 @@ def plot_difficulty(sweep, colours, title, xlabel, xticks, ponder_label, error_l
     return fig
 
 
-def plot_learning_curves(sweep, colours, title, reference=None, error_ylim=(-0.02, None), log_ponder=False):
+def mark_iterations_to_98(ax, sweep, colours):
+    """On the error axes ``ax``: a dot where each run first reached 98% right (its
+    "iterations_to_98", on its curve) and a dotted line at that error (writing.SOLVED_ERROR).
+    Draws nothing when no run has reached it, so a figure of a sweep written before the count
+    existed keeps its bytes."""
+    solved = [r for r in sweep["runs"] if r.get("iterations_to_98") is not None]
+    if not solved:
+        return
+    ax.axhline(SOLVED_ERROR, color="0.3", ls=":", lw=1, label=f"98% right (error {SOLVED_ERROR:g})")
+    error_at = {(r["run"], int(r["iteration"])): r["sequence_error"] for r in sweep["curves"]}
+    for r in solved:
+        it = int(r["iterations_to_98"])
+        ax.plot(it, error_at[(r["run"], it)], "o", ms=5, color=colours[r["key"]], mec="black", mew=0.6, zorder=4)
+
+
+def plot_learning_curves(sweep, colours, title, reference=None, error_ylim=(-0.02, None), log_ponder=False,
+                         mark_solved=False):
     """Held-out sequence error (top) and mean ponder (bottom) during training: a thin line per
     seed, a thick one for the mean over seeds.
 
     `reference` is (value, label) of a reference_line on the error axes; `log_ponder` puts the
-    ponder on a log axis when the curves' ponders span more than a factor of 4 (ponder_axis).
+    ponder on a log axis when the curves' ponders span more than a factor of 4 (ponder_axis);
+    `mark_solved` marks each run's iterations_to_98 (mark_iterations_to_98).
     """
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.8, 7), sharex=True)
     for k in keys(sweep):
@@ -165,6 +184,8 @@ def plot_learning_curves(sweep, colours, title, reference=None, error_ylim=(-0.0
                 ax.plot(its, line, style, color=colours[k], lw=0.7, alpha=0.35)
             ax.plot(its, np.nanmean(grid, axis=0), style, color=colours[k], lw=2, label=series_label(k))
     reference_line(top, reference)
+    if mark_solved:
+        mark_iterations_to_98(top, sweep, colours)
     top.set_ylabel("sequence error rate (held-out)")
     top.set_ylim(*error_ylim)
     ponder_label = "mean ponder ρ (held-out)"

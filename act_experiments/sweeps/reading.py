@@ -23,7 +23,10 @@ every table carries its run's
 
 Sweeps written since N was measured also give each run "mean_N" and "mean_R" (None in older
 files), difficulty rows an "N", and the table N_counts (``load_sweep(name, tables=(...,
-"N_counts"))``): how many held-out steps took each number of updates.
+"N_counts"))``): how many held-out steps took each number of updates. Sweeps written since
+iterations to solve were counted give each run "iterations_to_98": the first evaluation whose
+sequence error is at most 0.02 (act_experiments.sweeps.writing.iterations_to_98), None when
+none was and in older files.
 
 and its other fields as numbers (None where empty); runs.csv's max_ponder, the largest N(t) of the
 final evaluation, is "max_N" here (max_ponder in the code is the cap M alone). ``find_sweep`` and
@@ -89,7 +92,8 @@ def load_sweep(name_or_path, tables=TAU_TABLES):
         runs[row["run"]] = {"run": row["run"], "key": key, "tau": tau, "act": act, "seed": int(row["seed"]),
                             **_fields(row, skip=("run", "tau", "act", "seed")), "fixed_ponder": fixed,
                             "random_of": random_of, "mean_N": number(row.get("mean_N", "")),
-                            "mean_R": number(row.get("mean_R", ""))}
+                            "mean_R": number(row.get("mean_R", "")),
+                            "iterations_to_98": number(row.get("iterations_to_98", ""))}
 
     def tagged(rows):
         out = []

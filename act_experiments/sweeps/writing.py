@@ -1,6 +1,7 @@
 """What a sweep commits: its runs' summaries and logs as CSV files and JSON, each written in one step.
 
-    runs.csv        one row per run (``run_record``)
+    runs.csv        one row per run (``run_record``); a sequence-error sweep's last column is
+                    iterations_to_98 (``iterations_to_98``), empty when never reached
     difficulty.csv  one row per run and difficulty: count, error, mean ρ and mean N
     N_counts.csv    one row per run and number of updates N: how many held-out steps took N
     curves.csv      one row per run and evaluation
@@ -23,6 +24,16 @@ from act_experiments.training.checkpoints import load_checkpoint, read_log, read
 from act_experiments.training.config import upgrade, uses_act
 from act_experiments.tables import write_csv
 
+# Fojo et al. (2018) count a task as solved once 98% of the held-out sequences come out right.
+SOLVED_ERROR = 0.02
+
+
+def iterations_to_98(evals):
+    """The iteration of the first of ``evals`` (a run's evaluation records in order, each with
+    "iteration" and "sequence_error") whose sequence error is at most SOLVED_ERROR, or None when
+    none is: the iterations to solve, as Fojo et al. measure them."""
+    return next((r["iteration"] for r in evals if r["sequence_error"] <= SOLVED_ERROR), None)
+
 
 def run_record(run_id, folder, metric, random_of=None):
     """One finished run as data: (row of runs.csv, rows of curves.csv, final evaluation), fields
@@ -31,6 +42,7 @@ def run_record(run_id, folder, metric, random_of=None):
     metric: the error measure the run reports ("sequence_error"; "bits_per_char" for text).
     random_of: for a random-schedule run, the τ of the ACT runs whose numbers of updates it
     draws. The measured mean N and mean R are empty for runs written before they were measured.
+    A sequence-error run's row ends with its iterations_to_98, from the evaluations of its log.
     """
     s = read_summary(Path(folder) / "summary.json")
     cfg, ev = upgrade(s["config"]), s["final_eval"]
@@ -42,6 +54,9 @@ def run_record(run_id, folder, metric, random_of=None):
            "random_of": random_of}
     curves = [{"run": run_id, "iteration": r["iteration"], metric: r[metric], "mean_ponder": r["mean_ponder"]}
               for r in read_log(Path(folder) / "log.jsonl") if r["kind"] == "eval"]
+    if metric == "sequence_error":
+        # the last column, so that every column before it keeps its place in older files
+        row["iterations_to_98"] = iterations_to_98(curves)
     return row, curves, ev
 
 

@@ -31,6 +31,10 @@ from act_numpy.checks import check_float, check_int
 PROG = "python scripts/train.py"
 DEFAULT_BACKEND = "torch"
 
+# What the help says of the task options whose default is None, and of those that need more words.
+WHEN_NONE = {"data": "pydoc_data.topics", "skew": "off"}
+OPTION_HELP = {"skew": ": F:LO-HI, a fraction F of the inputs with LO..HI non-zero bits, e.g. 0.1:13-16"}
+
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse whose errors are one line (the message and a pointer to --help) and exit status 2."""
@@ -91,11 +95,11 @@ def build_parser(backend, prog=None, backends=None):
         p.add_argument("--backend", choices=sorted(backends),
                        help=f"numpy (the reference) or torch (the fast one); default {DEFAULT_BACKEND}")
     p.add_argument("--task", help=f"one of {', '.join(tasks.ALL_TASKS)} (default parity)")
-    g = p.add_argument_group("task options (smaller versions of a task)")
+    g = p.add_argument_group("task options (smaller versions of a task, or parity's difficulties reshaped)")
     for opt, task in TASK_OF_OPTION.items():
-        default = tasks.DEFAULTS[task][opt]
+        default = WHEN_NONE.get(opt, tasks.DEFAULTS[task][opt])
         g.add_argument("--" + opt.replace("_", "-"), type=tasks.OPTION_TYPES.get(opt, int),
-                       help=f"{task} only (default {'pydoc_data.topics' if default is None else default})")
+                       help=f"{task} only{OPTION_HELP.get(opt, '')} (default {default})")
     g = p.add_argument_group("model")
     g.add_argument("--cell", help="rnn or lstm (parity rnn, others lstm)")
     g.add_argument("--hidden", type=int, help="state size H (parity/logic 128, addition/sort 512, characters 256)")
