@@ -4,7 +4,7 @@
 
 For each ACT network in results/<sweep>/weights.npz (scripts/sweep.py --save-weights), its
 held-out sequence error as trained, with each input's N replaced by a fixed-seed permutation of
-the N it chose, and with every N the rounded mean (act_experiments.experiments.probe). Writes
+the N it chose, and with every N the rounded mean (act_experiments.sweeps.probe). Writes
 results/<sweep>/probe.csv and prints a line per network.
 """
 
