@@ -8,8 +8,7 @@
 one step; the files' names at their edge), ``evaluation`` (what a run measures), ``stopping``
 (signals, divergence), ``loop`` (the loop), ``backends`` (how NumPy and PyTorch hold one network),
 ``populations`` (the engine's populations from training configs), ``pondernet_population``
-(PonderNet's population, saved and restored exactly), ``cli`` (scripts/train.py's command line and
-the one-line parser every script uses).
+(PonderNet's population, saved and restored exactly), ``cli`` (scripts/train.py's command line).
 
 ``sweeps``: τ x seed sweeps. ``launch`` (scripts/sweep.py: plan, run, collect), ``workers`` (shards
 and worker processes); ``writing`` writes runs.csv and its tables, ``per_byte`` writes what a
@@ -20,6 +19,9 @@ numbers per τ, ``progress`` reads what unfinished sweeps have logged.
 ``parity``, ``logic_addition``, ``sort``, ``characters``, ``time_penalty``, ``controls``,
 ``pitfalls``, ``pondernet``, ``universal_transformer``, ``convnet_aig``; ``runner`` runs the four
 beyond the paper, each a plan of units that a rerun resumes.
+
+``cli``: what every script's command line shares (``OneLineParser``, whose errors are one line,
+and the option checks ``checked`` and ``number_list``).
 
 ``plots``: what several figures share (``style``, ``tau_sweep``, ``architecture``, ``pondernet``).
 ``figures``: where and how figures are written (byte for byte the same). ``tables``: where the

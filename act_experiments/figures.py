@@ -15,7 +15,7 @@ from pathlib import Path
 import matplotlib
 import matplotlib.pyplot as plt
 
-from act_experiments.training.cli import OneLineParser
+from act_experiments.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE_DIR = ROOT / "figures"

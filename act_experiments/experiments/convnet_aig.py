@@ -21,10 +21,10 @@ import torch
 
 from act_beyond import convnet_aig as aig
 from act_experiments import course
+from act_experiments.cli import OneLineParser, checked, number_list
 from act_experiments.experiments import runner
 from act_experiments.figures import print_written, save_figure
 from act_experiments.tables import RESULTS, numbers_in, read_csv
-from act_experiments.training.cli import OneLineParser, checked, number_list
 from act_numpy.checks import check_float, check_int
 
 

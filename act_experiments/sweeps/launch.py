@@ -72,10 +72,11 @@ import sys
 import time
 from pathlib import Path
 
+from act_experiments.cli import OneLineParser, checked, fail, number_list
 from act_experiments.data import tasks
 from act_experiments.data.text import corpus_facts
 from act_experiments.training.checkpoints import WriteFailed
-from act_experiments.training.cli import OneLineParser, build_parser, checked, fail, number_list
+from act_experiments.training.cli import build_parser
 from act_experiments.training.config import data_sha256, make_config, upgrade
 from act_experiments.tables import write_json
 from act_experiments.sweeps.writing import collect, machine

@@ -25,8 +25,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from act_experiments.cli import OneLineParser, checked, number_list
 from act_experiments.tables import read_csv, write_csv
-from act_experiments.training.cli import OneLineParser, checked, number_list
 from act_experiments.upkeep import NOTEBOOKS, ROOT
 from act_numpy.checks import check_int
 
