@@ -26,6 +26,7 @@ from act_beyond import pondernet as pn
 from act_experiments.cli import OneLineParser, number_list
 from act_experiments.data import tasks
 from act_experiments.experiments import runner
+from act_experiments.files import ROOT
 from act_experiments.figures import save_figures
 from act_experiments.plots import pondernet as pondernet_plots
 from act_experiments.tables import numbers_in, read_csv, write_csv, write_json
@@ -262,7 +263,6 @@ def read_comparison(folder):
 # The experiment: run, read, plot, main
 # ---------------------------------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = "scripts/pondernet.py"
 DESCRIPTION = 'ACT against PonderNet on parity, several seeds and penalties, with an extrapolation test.'
 

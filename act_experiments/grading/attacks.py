@@ -28,8 +28,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from act_experiments.files import ROOT
 from act_experiments.grading.nbgrader_run import ASSIGNMENT, autograde, cell_error, nbgrader, setup_course
-from act_experiments.upkeep import ROOT
 
 NB_03B = "03b_write_your_own_act"
 NB_12 = "12_attention_pondernet"

@@ -43,6 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
+from act_experiments.files import ROOT
+
 from .guard import PACKAGES
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -196,7 +198,7 @@ def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT):
     job = {"cells": cells, "calls": [{"function": f, "args": [_encode(a) for a in args]} for f, args in calls],
            "given": judged.given, "modules": judged.modules, "pieces": {n: n for n in _pieces(judged)},
            "out_of_reach": out_of_reach, "blocked": list(judged.blocked) + ([] if judged.torch else ["torch"]), "why": judged.why, "torch": judged.torch,
-           "denied": [str(Path(__file__).resolve().parent.parent.parent)]}
+           "denied": [str(ROOT)]}
     with tempfile.TemporaryDirectory(prefix="act-judge-") as folder:
         runner = Path(folder) / "runner.py"
         shutil.copy(RUNNER, runner)

@@ -32,8 +32,9 @@ import json
 import shutil
 from pathlib import Path
 
+from act_experiments.files import ROOT
 from act_experiments.grading.nbgrader_run import ASSIGNMENT, autograde, cell_error, cell_stderr, nbgrader, setup_course
-from act_experiments.upkeep import NOTEBOOKS, ROOT
+from act_experiments.upkeep import NOTEBOOKS
 
 DESCRIPTION = "Write the student edition of the course, and grade both editions with nbgrader itself."
 BUILD = ROOT / "build"

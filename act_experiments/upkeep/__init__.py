@@ -8,7 +8,6 @@ other math kernels, and how far their checks are from failing. ``setup_cells``
 ``ROOT`` is the repository these work on, ``NOTEBOOKS`` its numbered notebooks.
 """
 
-from pathlib import Path
+from act_experiments.files import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))

@@ -26,8 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from act_experiments.cli import OneLineParser, checked, number_list
+from act_experiments.files import ROOT
 from act_experiments.tables import read_csv, write_csv
-from act_experiments.upkeep import NOTEBOOKS, ROOT
+from act_experiments.upkeep import NOTEBOOKS
 from act_numpy.checks import check_int
 
 DESCRIPTION = "Run the notebooks under other math kernels, or measure how far their checks are from failing."
