@@ -26,7 +26,8 @@ and the option checks ``checked`` and ``number_list``).
 ``plots``: what several figures share (``style``, ``tau_sweep``, ``architecture``, ``pondernet``).
 ``figures``: where and how figures are written (byte for byte the same). ``tables``: where the
 committed results are (``RESULTS``) and CSV / JSON files written in one step, through ``files``
-(any file written whole, ``atomic_write``). ``course``: what
+(any file written whole, ``atomic_write``; the repository's ``ROOT``). ``threads``: PyTorch's CPU
+thread count, for the notebooks and the experiments alike. ``course``: what
 every notebook's setup and check cells use. ``grading``: grading the exercises, the student
 edition and the nbgrader course. ``upkeep``: keeping the course in order (``golden`` outputs,
 notebook ``variants``, the notebooks' ``setup_cells``). ``lab``: JupyterLab on the course.

@@ -15,6 +15,7 @@ import pytest  # noqa: E402
 
 from act_experiments import course  # noqa: E402
 from act_experiments import figures  # noqa: E402
+from act_experiments.threads import torch_threads  # noqa: E402
 from act_experiments.tables import read_csv  # noqa: E402
 from act_experiments.upkeep import variants as nv  # noqa: E402
 
@@ -78,9 +79,9 @@ def test_torch_threads_follows_omp_num_threads(monkeypatch):
     before = torch.get_num_threads()
     try:
         monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-        assert course.torch_threads() == 1 == torch.get_num_threads()
+        assert torch_threads() == 1 == torch.get_num_threads()
         monkeypatch.setenv("OMP_NUM_THREADS", "2")
-        assert course.torch_threads() == 2 == torch.get_num_threads()
+        assert torch_threads() == 2 == torch.get_num_threads()
     finally:
         torch.set_num_threads(before)
 
