@@ -27,10 +27,8 @@ and the option checks ``checked`` and ``number_list``).
 ``figures``: where and how figures are written (byte for byte the same). ``tables``: where the
 committed results are (``RESULTS``) and CSV / JSON files written in one step, through ``files``
 (any file written whole, ``atomic_write``; the repository's ``ROOT``). ``threads``: PyTorch's CPU
-thread count, for the notebooks and the experiments alike. ``course``: what
-every notebook's setup and check cells use. ``grading``: grading the exercises, the student
-edition and the nbgrader course. ``upkeep``: keeping the course in order (``golden`` outputs,
-notebook ``variants``, the notebooks' ``setup_cells``). ``lab``: JupyterLab on the course.
+thread count, for the notebooks and the experiments alike. What the notebooks share, grading,
+upkeep and the lab run no experiment: they are act_course, the layer above this one.
 
 Adding an experiment: one new module in ``experiments`` with ``run``, ``read``, ``plot`` and
 ``main`` (its model, if it has one, in act_beyond); see ``act_experiments.experiments`` and

@@ -117,7 +117,7 @@ def answered(**answers):
 OPENED_ALONE = '''\
 # Opened on its own (Colab, a hosted Jupyter)? Install the course first (README, "Opened alone").
 import glob, importlib, importlib.util, os, subprocess, sys
-if importlib.util.find_spec("act_experiments") is None:
+if importlib.util.find_spec("act_course") is None:
     source = (sorted(glob.glob("act_course-*.whl")) or [os.environ.get("ACT_COURSE", "")])[-1]
     if not source or subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source]).returncode:
         raise SystemExit("The course is not installed here. Put act_course-*.whl (made by `make wheel`) "
