@@ -36,7 +36,7 @@ unit: $(STAMP)
 	$(PY) -m pytest -q $(XDIST) -m "not graded_course" tests
 
 # Every notebook under nbval; a graded check cell that writes to stderr fails too, as nbgrader
-# scores it 0 (act_experiments/grading/nbval_rule.py): this run holds that the source gets every point.
+# scores it 0 (act_course/grading/nbval_rule.py): this run holds that the source gets every point.
 notebooks: $(STAMP)
 	$(PY) -m pytest -q $(XDIST) $(NBVAL) notebooks
 
@@ -65,7 +65,7 @@ wheel: $(STAMP)
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation . --wheel-dir build/dist
 
 # Every notebook once more under nbval, with the math libraries made to pick other kernels
-# (act_experiments/upkeep/variants.py lists the variants); CI runs this after `make test`.
+# (act_course/upkeep/variants.py lists the variants); CI runs this after `make test`.
 VARIANT ?= compatible
 variant: $(STAMP)
 	$(PY) scripts/notebook_variants.py --variant $(VARIANT)

@@ -1,7 +1,7 @@
 """pytest's settings for the whole repository (the unit tests' helpers are in tests/conftest.py).
 
 - Under nbval, a graded check cell that writes to stderr fails, as nbgrader would score it 0
-  (act_experiments/grading/nbval_rule.py).
+  (act_course/grading/nbval_rule.py).
 - Under pytest-xdist's ``--dist loadgroup`` (``make test``), a notebook's cells form one group, so one
   worker runs them in order in one kernel, as nbval needs; every other test is sent on its own.
   The longest work is collected first, so that it does not start last: nbgrader's passes over the
@@ -10,7 +10,7 @@
 
 import pytest
 
-pytest_plugins = ["act_experiments.grading.nbval_rule"]
+pytest_plugins = ["act_course.grading.nbval_rule"]
 
 
 def _order(item):

@@ -8,8 +8,7 @@
 one step; the files' names at their edge), ``evaluation`` (what a run measures), ``stopping``
 (signals, divergence), ``loop`` (the loop), ``backends`` (how NumPy and PyTorch hold one network),
 ``populations`` (the engine's populations from training configs), ``pondernet_population``
-(PonderNet's population, saved and restored exactly), ``cli`` (scripts/train.py's command line and
-the one-line parser every script uses).
+(PonderNet's population, saved and restored exactly), ``cli`` (scripts/train.py's command line).
 
 ``sweeps``: τ x seed sweeps. ``launch`` (scripts/sweep.py: plan, run, collect), ``workers`` (shards
 and worker processes); ``writing`` writes runs.csv and its tables, ``per_byte`` writes what a
@@ -21,13 +20,15 @@ numbers per τ, ``progress`` reads what unfinished sweeps have logged.
 ``pitfalls``, ``pondernet``, ``universal_transformer``, ``convnet_aig``; ``runner`` runs the four
 beyond the paper, each a plan of units that a rerun resumes.
 
+``cli``: what every script's command line shares (``OneLineParser``, whose errors are one line,
+and the option checks ``checked`` and ``number_list``).
+
 ``plots``: what several figures share (``style``, ``tau_sweep``, ``architecture``, ``pondernet``).
 ``figures``: where and how figures are written (byte for byte the same). ``tables``: where the
 committed results are (``RESULTS``) and CSV / JSON files written in one step, through ``files``
-(any file written whole, ``atomic_write``). ``course``: what
-every notebook's setup and check cells use. ``grading``: grading the exercises, the student
-edition and the nbgrader course. ``upkeep``: keeping the course in order (``golden`` outputs,
-notebook ``variants``, the notebooks' ``setup_cells``). ``lab``: JupyterLab on the course.
+(any file written whole, ``atomic_write``; the repository's ``ROOT``). ``threads``: PyTorch's CPU
+thread count, for the notebooks and the experiments alike. What the notebooks share, grading,
+upkeep and the lab run no experiment: they are act_course, the layer above this one.
 
 Adding an experiment: one new module in ``experiments`` with ``run``, ``read``, ``plot`` and
 ``main`` (its model, if it has one, in act_beyond); see ``act_experiments.experiments`` and

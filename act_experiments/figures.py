@@ -15,9 +15,9 @@ from pathlib import Path
 import matplotlib
 import matplotlib.pyplot as plt
 
-from act_experiments.training.cli import OneLineParser
+from act_experiments.cli import OneLineParser
+from act_experiments.files import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 FIGURE_DIR = ROOT / "figures"
 DPI = 100
 

@@ -1,4 +1,4 @@
-"""Files written whole: a stop, a crash or a full disk never leaves half of one.
+"""Files written whole: a stop, a crash or a full disk never leaves half of one; and where they are.
 
     with atomic_write(path) as f:      # a temporary file beside path, which replaces it at the end
         f.write(text)
@@ -6,11 +6,17 @@
 A file that cannot be written (a full disk, a read-only file system, no permission) raises
 ``WriteFailed`` naming it. The results tables (``act_experiments.tables``) and a run's
 checkpoints and logs (``act_experiments.training.checkpoints``) are written through here.
+
+``ROOT`` is the folder that holds the course's packages: the repository in a clone, where runs/,
+results/, figures/ and notebooks/ are named relative to it. The one definition, so that the
+experiments and the course's own machinery both import it.
 """
 
 import contextlib
 import os
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class WriteFailed(OSError):

@@ -2,12 +2,12 @@
 
     python scripts/attacks.py            # nbgrader autograde on each, cut-down assignments; exit 1 if one scores wrong
 
-The submissions, what each must score, and how they are graded: act_experiments.grading.attacks.
+The submissions, what each must score, and how they are graded: act_course.grading.attacks.
 """
 
 import sys
 
-from act_experiments.grading.attacks import main
+from act_course.grading.attacks import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,12 +8,12 @@ Run again on an existing course, it rewrites nbgrader_config.py, source/ and rel
 everything else: gradebook.db (students, submissions, grades), submitted/, autograded/,
 feedback/. ``--fresh`` deletes the whole folder first.
 
-What the folder holds, and how links are rewritten in it: act_experiments.grading.assignments.
+What the folder holds, and how links are rewritten in it: act_course.grading.assignments.
 """
 
 import sys
 
-from act_experiments.grading.assignments import main
+from act_course.grading.assignments import main
 
 if __name__ == "__main__":
     sys.exit(main())

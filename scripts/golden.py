@@ -4,12 +4,12 @@
     python scripts/golden.py record /tmp/golden_after             # in a checkout after it
     python scripts/golden.py compare /tmp/golden_before /tmp/golden_after
 
-What ``record`` runs and what ``compare`` holds to: act_experiments.upkeep.golden.
+What ``record`` runs and what ``compare`` holds to: act_course.upkeep.golden.
 """
 
 import sys
 
-from act_experiments.upkeep.golden import main
+from act_course.upkeep.golden import main
 
 if __name__ == "__main__":
     sys.exit(main())

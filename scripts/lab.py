@@ -21,7 +21,7 @@ the server (exec), so Ctrl+C and signals reach JupyterLab directly and no extra 
 
 import sys
 
-from act_experiments.lab import main
+from act_course.lab import main
 
 if __name__ == "__main__":
     sys.exit(main())

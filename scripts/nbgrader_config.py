@@ -16,17 +16,17 @@ c.Execute.timeout = 300
 # cells print what they checked on stdout only.
 
 # The exercises that ask for a piece of ACT (03b, 12's exercise 2) are judged outside the learner's
-# kernel (act_experiments/grading/judge.py): JudgeAnswers runs the answer cells in a process of their own
+# kernel (act_course/grading/judge.py): JudgeAnswers runs the answer cells in a process of their own
 # before nbgrader's Execute runs the notebook, and WriteVerdicts puts the verdicts into those check
 # cells' outputs after it, before SaveAutoGrades scores them. The rest is nbgrader's default list.
 from nbgrader.converters.autograde import Autograde  # noqa: E402
 
 # SealedExecute is nbgrader's Execute with the learner's kernel sealed before its first cell
-# (act_experiments/grading/seal.py): no file of this folder but the submission's own working folder,
+# (act_course/grading/seal.py): no file of this folder but the submission's own working folder,
 # no notebook anywhere, no subprocess (docs/teaching.md, "Solutions, and where grading runs").
 import os  # noqa: E402
 
-from act_experiments.grading.preprocessors import JudgeAnswers, SealedExecute, WriteVerdicts  # noqa: E402
+from act_course.grading.preprocessors import JudgeAnswers, SealedExecute, WriteVerdicts  # noqa: E402
 
 _default = list(Autograde.class_traits()["autograde_preprocessors"].default())
 _at = [p.__name__ for p in _default].index("Execute")
@@ -35,7 +35,7 @@ c.SealedExecute.denied = [os.path.dirname(os.path.abspath(__file__))]     # the 
 
 # Feedback that reads offline once `nbgrader release_feedback` hands a learner the HTML file alone:
 # the figures embedded, and MathJax inlined from the venv instead of nbgrader's CDN
-# (act_experiments/grading/feedback.py).
-from act_experiments.grading.feedback import OfflineFeedback  # noqa: E402
+# (act_course/grading/feedback.py).
+from act_course.grading.feedback import OfflineFeedback  # noqa: E402
 
 c.GenerateFeedback.exporter_class = OfflineFeedback

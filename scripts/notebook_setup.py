@@ -1,4 +1,4 @@
-"""Write the opened-alone lines (act_experiments.course.OPENED_ALONE) at the top of every
+"""Write the opened-alone lines (act_course.course.OPENED_ALONE) at the top of every
 notebook's setup cell, or bring them up to date there.
 
     python scripts/notebook_setup.py            # every notebook
@@ -11,7 +11,7 @@ imported: they run before the course is installed.
 
 import sys
 
-from act_experiments.upkeep.setup_cells import main
+from act_course.upkeep.setup_cells import main
 
 if __name__ == "__main__":
     sys.exit(main())

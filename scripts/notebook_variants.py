@@ -5,12 +5,12 @@
     python scripts/notebook_variants.py --measure notebooks/05_parity.ipynb    # seeds x variants
     python scripts/notebook_variants.py --table results/notebook_checks/checks.csv
 
-What a variant is, what ``--measure`` runs and what ``--table`` prints: act_experiments.upkeep.variants.
+What a variant is, what ``--measure`` runs and what ``--table`` prints: act_course.upkeep.variants.
 """
 
 import sys
 
-from act_experiments.upkeep.variants import main
+from act_course.upkeep.variants import main
 
 if __name__ == "__main__":
     sys.exit(main())

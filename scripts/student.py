@@ -6,12 +6,12 @@
     python scripts/student.py --check notebooks/03b_write_your_own_act.ipynb
     python scripts/student.py --table            # the exercises and their points, for docs/teaching.md
 
-What the student edition is, and what ``--check`` holds: act_experiments.grading.student.
+What the student edition is, and what ``--check`` holds: act_course.grading.student.
 """
 
 import sys
 
-from act_experiments.grading.student import main
+from act_course.grading.student import main
 
 if __name__ == "__main__":
     sys.exit(main())

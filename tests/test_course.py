@@ -13,10 +13,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
-from act_experiments import course  # noqa: E402
+from act_course import course  # noqa: E402
+from act_course.upkeep import variants as nv  # noqa: E402
 from act_experiments import figures  # noqa: E402
 from act_experiments.tables import read_csv  # noqa: E402
-from act_experiments.upkeep import variants as nv  # noqa: E402
+from act_experiments.threads import torch_threads  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,9 +79,9 @@ def test_torch_threads_follows_omp_num_threads(monkeypatch):
     before = torch.get_num_threads()
     try:
         monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-        assert course.torch_threads() == 1 == torch.get_num_threads()
+        assert torch_threads() == 1 == torch.get_num_threads()
         monkeypatch.setenv("OMP_NUM_THREADS", "2")
-        assert course.torch_threads() == 2 == torch.get_num_threads()
+        assert torch_threads() == 2 == torch.get_num_threads()
     finally:
         torch.set_num_threads(before)
 
@@ -127,7 +128,7 @@ def test_grid_has_every_seed_natively_and_at_least_four_other_kernel_settings():
 def test_measure_runs_a_notebook_per_variant_and_tabulates_its_checks(tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(
-        "import os\nfrom act_experiments import course\nfrom act_experiments.course import check\n"
+        "import os\nfrom act_course import course\nfrom act_course.course import check\n"
         "seed = course.live_seed()\n"
         "check('seed plus one', seed + 1, '>', 1.5)\n"
         "check('threads', int(os.environ.get('OMP_NUM_THREADS', '0')), '>=', 0)")]
@@ -155,7 +156,7 @@ def test_variants_cli_refuses_bad_input_in_one_line(args, message):
 
 
 def test_answered_names_every_missing_answer_and_returns_the_values():
-    from act_experiments.course import answered
+    from act_course.course import answered
     assert answered(eps=0.1) == 0.1
     assert answered(N=3, p=(0.5, 0.5)) == (3, (0.5, 0.5))
     assert answered(flag=0) == 0            # a falsy answer is still an answer

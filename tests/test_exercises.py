@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from act_experiments.grading import assignments, student
-from act_experiments.grading.nbgrader_run import autograde
+from act_course.grading import assignments, student
+from act_course.grading.nbgrader_run import autograde
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
@@ -83,7 +83,7 @@ def notebook(cells):
     return nb
 
 
-SOLUTION = "from act_experiments.course import answered\nx = None\n### BEGIN SOLUTION\nx = 3\n### END SOLUTION"
+SOLUTION = "from act_course.course import answered\nx = None\n### BEGIN SOLUTION\nx = 3\n### END SOLUTION"
 
 
 def test_nbgrader_grades_the_source_and_the_release_and_reports_what_is_wrong(tmp_path):
@@ -145,7 +145,7 @@ def test_a_check_that_fails_for_the_wrong_reason_is_reported(tmp_path):
 
 
 def test_under_nbval_a_check_cell_that_writes_to_stderr_fails(tmp_path):
-    """act_experiments.grading.nbval_rule, which conftest.py loads: nbgrader would score such a check 0,
+    """act_course.grading.nbval_rule, which conftest.py loads: nbgrader would score such a check 0,
     so the source's nbval run fails it; the same text in a lesson cell passes."""
     import subprocess
     import sys
@@ -156,7 +156,7 @@ def test_under_nbval_a_check_cell_that_writes_to_stderr_fails(tmp_path):
     nbformat.write(notebook([(SOLUTION, "ex1-solution", "solution"), (warn, "ex1-check", "check"),
                              (warn, None, None)]), source)
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "-p", "act_experiments.grading.nbval_rule", "--nbval-lax",
+                           "-p", "act_course.grading.nbval_rule", "--nbval-lax",
                            "--nbval-current-env", str(source)], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 failed, 2 passed" in done.stdout, done.stdout

@@ -5,11 +5,11 @@ alone, and ``make test`` runs it with everything else, on every core (each test 
 nbgrader course of its own, so they run side by side).
 
 - The untouched release of every notebook, in two halves of ``make course``'s assignments
-  (act_experiments.grading.assignments' plan; one nbgrader course per half, since each costs nbgrader's start-up
+  (act_course.grading.assignments' plan; one nbgrader course per half, since each costs nbgrader's start-up
   twice, and two halves keep two cores busy): nbgrader gives it no point, each check failing with a message that
   says what is missing, and every lesson cell runs in the sealed kernel. The source's side, every
-  point of every check, is held by nbval's run of the notebooks (act_experiments/grading/nbval_rule.py).
-- The attack suite (act_experiments.grading.attacks), one notebook at a time: every attack scores nothing,
+  point of every check, is held by nbval's run of the notebooks (act_course/grading/nbval_rule.py).
+- The attack suite (act_course.grading.attacks), one notebook at a time: every attack scores nothing,
   every honest answer full marks.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from act_experiments.grading import assignments, attacks, student
+from act_course.grading import assignments, attacks, student
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERYONE = attacks.ATTACKS + attacks.IN_KERNEL + attacks.HONEST

@@ -1,6 +1,6 @@
 """An exercise that asks for a piece of ACT gives no marks for calling the course's own piece.
 
-act_experiments.grading.written_by_hand on small answers, then nbgrader itself on notebook 03b with
+act_course.grading.written_by_hand on small answers, then nbgrader itself on notebook 03b with
 an answer to each of its six exercises that wraps act_numpy's piece instead of writing it: every
 check cell of every exercise must score 0.
 """
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import act_numpy.halting as halting_module
-from act_experiments.grading import assignments, by_hand, nbgrader_run, written_by_hand
+from act_course.grading import assignments, by_hand, nbgrader_run, written_by_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_03B = ROOT / "notebooks" / "03b_write_your_own_act.ipynb"
@@ -158,7 +158,7 @@ def test_wrapping_the_library_scores_nothing_in_03b(tmp_path):
         assert "yourself" in error[1], (grade_id, error)
 
 
-# The seal (act_experiments/grading/seal.py): what a grading kernel may not reach. One process
+# The seal (act_course/grading/seal.py): what a grading kernel may not reach. One process
 # sealed as a kernel would be, trying each way; {label: (what the line does, "refused" or "allowed")}
 SEAL_TRIES = {
     "a file of the working folder": ("open('mine.txt').read()", "allowed"),
@@ -210,7 +210,7 @@ import builtins, gc, json, os, pathlib, sys
 import numpy as np
 import matplotlib
 matplotlib.use("Agg")
-from act_experiments.grading.seal import seal_kernel
+from act_course.grading.seal import seal_kernel
 TMP, COURSE, REPO = sys.argv[1], sys.argv[2], sys.argv[3]
 os.chdir(COURSE + "/autograded/alice")
 seal_kernel(json.dumps({"denied": [COURSE], "allowed": [os.getcwd()]}))
@@ -255,7 +255,7 @@ def test_the_seals_hook_reads_no_global_name():
     import dis
     import types
 
-    from act_experiments.grading import seal
+    from act_course.grading import seal
 
     def names(code):
         found = {i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF")}
@@ -274,9 +274,9 @@ def test_a_kernel_whose_seal_fails_stops_instead_of_grading_unsealed():
     import subprocess
     import sys
 
-    from act_experiments.grading.seal import kernel_line
+    from act_course.grading.seal import kernel_line
     line = kernel_line(["/nowhere"], ["/tmp"])
-    done = subprocess.run([sys.executable, "-c", "import sys\nsys.modules['act_experiments.grading.seal'] = None\n"
+    done = subprocess.run([sys.executable, "-c", "import sys\nsys.modules['act_course.grading.seal'] = None\n"
                            + line + "\nprint('graded unsealed')"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 86 and "graded unsealed" not in done.stdout
     assert "the grading seal could not be installed" in done.stderr
@@ -287,7 +287,7 @@ def test_sealed_execute_seals_the_kernel_before_its_first_cell(tmp_path):
     read the course folder, but can read the submission's own working folder."""
     import nbformat
 
-    from act_experiments.grading.preprocessors import SealedExecute
+    from act_course.grading.preprocessors import SealedExecute
     course, here = tmp_path / "course", tmp_path / "course" / "autograded" / "alice" / "act"
     here.mkdir(parents=True)
     (course / "gradebook.db").write_text("the grades")
@@ -308,7 +308,7 @@ def test_the_teachers_path_gives_feedback_that_reads_offline(tmp_path):
     lesson's code cells taken out): a learner hands in the untouched release, autograde,
     generate_feedback. The feedback page embeds
     the figure its markdown shows and carries MathJax itself: nothing is fetched from a CDN."""
-    from act_experiments.grading.nbgrader_run import autograde, nbgrader
+    from act_course.grading.nbgrader_run import autograde, nbgrader
     course = tmp_path / "course"
     assignments.build(course, generate=False)
     assert assignments.ASSIGNMENTS["session1"] == ["01_forward_pass"]

@@ -1,5 +1,5 @@
-"""The judge (act_experiments.grading.judge): answers run outside the learner's kernel, on inputs drawn at
-grading time. Every attack of act_experiments.grading.attacks scores nothing, every honest variant full marks;
+"""The judge (act_course.grading.judge): answers run outside the learner's kernel, on inputs drawn at
+grading time. Every attack of act_course.grading.attacks scores nothing, every honest variant full marks;
 the runner refuses the ways out; the allow-lists agree with docs/teaching.md."""
 
 import json
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_experiments.grading import attacks, judge
-from act_experiments.grading import registry as judged
+from act_course.grading import attacks, judge
+from act_course.grading import registry as judged
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,7 +104,7 @@ def run_alone(body, timeout=60):
      "finally:\n    posixpath.realpath = os.path.realpath = real", "PermissionError"),
     ("import _posixsubprocess\nreturn _posixsubprocess.fork_exec()", "PermissionError"),
     ("import act_numpy\nreturn 1", "Forbidden"),
-    ("import importlib\nreturn importlib.import_module('act_experiments.grading')", "Forbidden"),
+    ("import importlib\nreturn importlib.import_module('act_course.grading')", "Forbidden"),
     ("import torch\nreturn 1", "Forbidden"),
 ])
 def test_the_runner_refuses_the_ways_out(body, refused):

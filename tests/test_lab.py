@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from act_experiments import lab
+from act_course import lab
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "scripts" / "lab.py"

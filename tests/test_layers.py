@@ -1,10 +1,13 @@
 """Imports go one way: each package loads only the layers below it, and no modules import in a circle.
 
-    act_numpy  ->  act_torch  ->  act_engine  ->  act_beyond  ->  act_experiments  ->  scripts, notebooks
+    act_numpy  ->  act_torch  ->  act_engine  ->  act_beyond  ->  act_experiments  ->  act_course
+        ->  scripts, notebooks
 
 act_numpy is the paper for one network in NumPy alone; act_torch its autograd twin; act_engine
 runs K of them stacked; act_beyond builds ACT's descendants on those; act_experiments holds the
-data, the training loop, sweeps and one module per experiment. Two checks, both needed:
+data, the training loop, sweeps and one module per experiment; act_course the course's own
+machinery, which runs no experiment (grading, upkeep, the lab, what the notebooks share). Two
+checks, both needed:
 - each package, imported whole in a fresh interpreter, has loaded no package above it (what runs);
 - every import statement, also those inside functions, names no layer above its own, and the
   project's modules import each other in no circle (what is written).
@@ -18,13 +21,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("act_numpy", "act_torch", "act_engine", "act_beyond", "act_experiments")
+LAYERS = ("act_numpy", "act_torch", "act_engine", "act_beyond", "act_experiments", "act_course")
 # what each package may load besides the layers below it and the standard library
 THIRD_PARTY = {"act_numpy": {"numpy"}}
 
 
 def modules():
-    """{dotted module name: path} for every module of the five packages."""
+    """{dotted module name: path} for every module of the six packages."""
     found = {}
     for package in LAYERS:
         for path in sorted((ROOT / package).rglob("*.py")):

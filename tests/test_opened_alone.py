@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from act_experiments import course
+from act_course import course
+from act_course.upkeep import setup_cells as notebook_setup
 from act_experiments import tables
 from act_experiments.sweeps import reading
-from act_experiments.upkeep import setup_cells as notebook_setup
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
@@ -53,7 +53,7 @@ def run_opened_alone(monkeypatch, tmp_path, pip, installed=False, source=None):
     monkeypatch.setattr(subprocess, "run", pip)
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: (real(name, *a) if installed else None) if name == "act_experiments"
+                        lambda name, *a: (real(name, *a) if installed else None) if name == "act_course"
                         else real(name, *a))
     if source is None:
         monkeypatch.delenv("ACT_COURSE", raising=False)
@@ -106,13 +106,16 @@ def test_the_wheel_carries_the_committed_sweeps_and_every_subpackage(tmp_path):
                    check=True, capture_output=True)
     probe = ("import act_experiments.sweeps.reading as r, act_experiments.experiments.parity as p\n"
              "import act_experiments.tables as t\n"
+             "import act_course.course, act_course.grading.judge, act_course.upkeep.setup_cells as s\n"
              "print(t.RESULTS)\n"
-             "print(len(r.find_sweeps(verbose=False)), p.largest_sweep())\n")
+             "print(len(r.find_sweeps(verbose=False)), p.largest_sweep())\n"
+             "print(s.__file__)\n")
     env = {**os.environ, "PYTHONPATH": str(site)}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
-    where, counts = done.stdout.splitlines()
+    where, counts, course_module = done.stdout.splitlines()
     assert Path(where) == site / "act_experiments" / "committed"
+    assert Path(course_module) == site / "act_course" / "upkeep" / "setup_cells.py"
     found, largest = counts.split()
     assert int(found) == len(reading.find_sweeps(verbose=False))
     assert largest == __import__("act_experiments.experiments.parity", fromlist=["x"]).largest_sweep()

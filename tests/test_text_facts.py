@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 SOURCES = sorted([*ROOT.glob("act_numpy/*.py"), *ROOT.glob("act_torch/*.py"), *ROOT.glob("act_experiments/**/*.py"),
-                  *ROOT.glob("scripts/*.py")])
+                  *ROOT.glob("act_course/**/*.py"), *ROOT.glob("scripts/*.py")])
 
 
 def cells(kind=None):

@@ -20,11 +20,11 @@ import numpy as np
 import torch
 
 from act_beyond import convnet_aig as aig
-from act_experiments import course
+from act_experiments.cli import OneLineParser, checked, number_list
 from act_experiments.experiments import runner
 from act_experiments.figures import print_written, save_figure
 from act_experiments.tables import RESULTS, numbers_in, read_csv
-from act_experiments.training.cli import OneLineParser, checked, number_list
+from act_experiments.threads import torch_threads
 from act_numpy.checks import check_float, check_int
 
 
@@ -357,7 +357,7 @@ def main(argv=None):
 def _run_or_read(args, seeds, rates, depths):
     """main's work: (runs, usage) of the sweep trained, or read back for --plot-only. A refused
     sweep, or no sweep to read, raises ValueError."""
-    course.torch_threads()             # one thread unless OMP_NUM_THREADS says otherwise: tiny convolutions
+    torch_threads()                    # one thread unless OMP_NUM_THREADS says otherwise: tiny convolutions
     out = Path(args.out)
     if args.plot_only:
         if not (out / "runs.csv").exists():

@@ -23,14 +23,15 @@ import numpy as np
 import torch
 
 from act_beyond import pondernet as pn
+from act_experiments.cli import OneLineParser, number_list
 from act_experiments.data import tasks
 from act_experiments.experiments import runner
+from act_experiments.files import ROOT
 from act_experiments.figures import save_figures
 from act_experiments.plots import pondernet as pondernet_plots
 from act_experiments.tables import numbers_in, read_csv, write_csv, write_json
 from act_experiments.training import checkpoints, config, loop
 from act_experiments.training.backends import TorchBackend
-from act_experiments.training.cli import OneLineParser, number_list
 from act_experiments.training.pondernet_population import PonderNetPopulation
 from act_experiments.training.populations import TorchPopulation
 from act_numpy.checks import check_float, check_int
@@ -262,7 +263,6 @@ def read_comparison(folder):
 # The experiment: run, read, plot, main
 # ---------------------------------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = "scripts/pondernet.py"
 DESCRIPTION = 'ACT against PonderNet on parity, several seeds and penalties, with an extrapolation test.'
 

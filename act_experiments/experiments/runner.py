@@ -25,9 +25,9 @@ import sys
 import time
 from pathlib import Path
 
+from act_experiments.cli import OneLineParser, checked
 from act_experiments.figures import print_written
 from act_experiments.tables import append_rows, numbers_in, read_csv, write_csv, write_json
-from act_experiments.training.cli import OneLineParser, checked
 from act_numpy.checks import check_int
 
 def read(name, folder, text_columns, script):

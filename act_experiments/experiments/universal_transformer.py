@@ -22,10 +22,10 @@ import numpy as np
 import torch
 
 from act_beyond import pitfalls, universal_transformer as ut
-from act_experiments import course
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
 from act_experiments.tables import RESULTS, file_names
+from act_experiments.threads import torch_threads
 from act_experiments.training.config import DATA_STREAM, EVAL_STREAM
 from act_numpy.checks import check_float, check_int
 
@@ -347,7 +347,7 @@ def plot(results=COMMITTED, figures=None):
 
 def main(argv=None):
     matplotlib.use("Agg")
-    course.torch_threads()            # one thread unless OMP_NUM_THREADS says otherwise: the tensors are tiny
+    torch_threads()                   # one thread unless OMP_NUM_THREADS says otherwise: the tensors are tiny
     return runner.main(argv, script=SCRIPT, description=DESCRIPTION, experiments=EXPERIMENTS,
                        entries_of=lambda experiment: EXPERIMENTS[experiment]["entries"], entry_option="--entries",
                        run=run, plot=plot, out=COMMITTED, figures_help="draw figures/universal_transformer_*.png")

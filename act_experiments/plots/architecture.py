@@ -21,8 +21,8 @@ import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch
 
+from act_experiments.cli import OneLineParser
 from act_experiments.figures import save_figure
-from act_experiments.training.cli import OneLineParser
 
 
 NAME = "act_architecture"

@@ -81,12 +81,13 @@ import os
 import shutil
 import sys
 import time
-from pathlib import Path
 
+from act_experiments.cli import OneLineParser, checked, fail, number_list
 from act_experiments.data import tasks
 from act_experiments.data.text import corpus_facts
+from act_experiments.files import ROOT
 from act_experiments.training.checkpoints import WriteFailed
-from act_experiments.training.cli import OneLineParser, build_parser, checked, fail, number_list
+from act_experiments.training.cli import build_parser
 from act_experiments.training.config import data_sha256, make_config, upgrade
 from act_experiments.tables import write_json
 from act_experiments.sweeps.reading import N_distribution
@@ -94,7 +95,6 @@ from act_experiments.sweeps.writing import collect, machine
 from act_experiments.sweeps.workers import backend_classes, finished, plan_shards, run_shards
 from act_numpy.checks import check_float, check_int
 
-ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE, LOCK_FILE = "sweep_config.json", "sweep.lock"
 ENGINES, BACKENDS = ("population", "pool"), ("numpy", "torch")
 # how a run is carried out rather than what it computes: free to change between two sweeps

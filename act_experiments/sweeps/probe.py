@@ -29,7 +29,7 @@ from act_experiments.sweeps.reading import load_sweep, sweep_folder
 from act_experiments.sweeps.writing import load_weights
 from act_experiments.tables import read_csv, numbers_in, write_csv
 from act_experiments.training.backends import NumpyBackend
-from act_experiments.training.cli import OneLineParser
+from act_experiments.cli import OneLineParser
 from act_experiments.training.config import EVAL_STREAM, make_config, model_sizes
 from act_numpy import act
 from act_numpy.model import objective, sequence_steps

@@ -19,10 +19,10 @@ import json
 import sys
 from pathlib import Path
 
+from act_experiments.cli import OneLineParser, checked
 from act_experiments.sweeps.launch import run_folder
 from act_experiments.tables import write_csv, write_json
 from act_experiments.training.checkpoints import read_log
-from act_experiments.training.cli import OneLineParser, checked
 from act_experiments.training.config import uses_act
 from act_numpy.checks import check_int
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from act_experiments.cli import fail
 from act_experiments.data import tasks
 from act_experiments.training import loop
 from act_experiments.training.checkpoints import Damaged, WriteFailed, load_checkpoint, read_log
-from act_experiments.training.cli import fail
 from act_experiments.training.config import model_sizes
 
 # seconds between a worker's progress lines (iterations, rate, time left): a sweep's output, read

@@ -6,6 +6,5 @@ checkpoints written in one step, exact ``--resume``; ``evaluation``: what a run 
 ``backends``: how NumPy and PyTorch each hold one network; ``populations``: the engine's
 populations built from training configs; ``pondernet_population``: PonderNet's population
 (notebook 12's comparison), saved and restored exactly; ``cli``: the command line of
-scripts/train.py and the one-line parser every script uses. PyTorch loads only when a PyTorch
-backend or population is first asked for.
+scripts/train.py. PyTorch loads only when a PyTorch backend or population is first asked for.
 """

@@ -6,27 +6,22 @@
 
 ``--backend`` picks the backend (``act_experiments.training.backends``); every other option is a run
 option of ``act_experiments.training.config``, the same for both backends, plus the backend's own
-(``--device`` for PyTorch). ``OneLineParser`` is the argparse parser of every script of the
-course: its errors are one line and exit status 2. ``number_list`` reads an option's
-comma-separated numbers, and ``checked`` turns a checker's refusal into the parser's one-line
-error:
-
-    seeds = checked(parser, number_list, args.seeds, "--seeds", check_int, 0)   # "0,1,2" -> (0, 1, 2)
-    checked(parser, check_int, "--window", args.window)                          # an int >= 1
+(``--device`` for PyTorch). Its parser is ``act_experiments.cli``'s ``OneLineParser``, as every
+script's is: errors in one line, exit status 2.
 """
 
 import argparse
 import os
 import shlex
-import sys
 
+from act_experiments.cli import OneLineParser, number_list
 from act_experiments.data import tasks
 from act_experiments.training.checkpoints import WriteFailed
 from act_experiments.training.config import DTYPES, TASK_OF_OPTION
 from act_experiments.training.evaluation import headline
 from act_experiments.training.stopping import Diverged, Stopped
 from act_experiments.training.loop import prepare, train
-from act_numpy.checks import check_float, check_int
+from act_numpy.checks import check_float
 
 PROG = "python scripts/train.py"
 DEFAULT_BACKEND = "torch"
@@ -34,44 +29,6 @@ DEFAULT_BACKEND = "torch"
 # What the help says of the task options whose default is None, and of those that need more words.
 WHEN_NONE = {"data": "pydoc_data.topics", "skew": "off"}
 OPTION_HELP = {"skew": ": F:LO-HI, a fraction F of the inputs with LO..HI non-zero bits, e.g. 0.1:13-16"}
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse whose errors are one line (the message and a pointer to --help) and exit status 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
-def fail(script, message, status=2):
-    """End a script with one line on stderr, no traceback (status 2: options refused)."""
-    print(f"{script}: error: {message}", file=sys.stderr)
-    sys.exit(status)
-
-
-def checked(parser, check, *args, **kwargs):
-    """``check(*args, **kwargs)``'s value (act_numpy.checks' check_int or check_float, or
-    number_list); its ValueError ends the command as ``parser``'s one-line error instead."""
-    try:
-        return check(*args, **kwargs)
-    except ValueError as err:
-        parser.error(str(err))
-
-
-def number_list(text, name, check=check_int, *bounds, empty=False, **options):
-    """'0.1,1e-3' -> (0.1, 0.001): the comma-separated numbers of option ``name``, in the order
-    given, each read as an int (check=check_int) or a float (check=check_float) and passed
-    through ``check(f"each of {name}", value, *bounds, **options)``; empty items are skipped.
-    ValueError naming ``name`` for text that is not such a list, a number out of bounds, or no
-    number at all unless ``empty``."""
-    kind = int if check is check_int else float
-    try:
-        values = tuple(kind(v) for v in text.split(",") if v.strip())
-    except ValueError:
-        raise ValueError(f"{name} must be a comma-separated list of numbers, got {text!r}") from None
-    if not values and not empty:
-        raise ValueError(f"{name} must hold at least one number, got {text!r}")
-    return tuple(check(f"each of {name}", v, *bounds, **options) for v in values)
 
 
 def probabilities(text):
@@ -154,7 +111,7 @@ def main(argv=None, backends=None):
     system, no permission), 130 or 143 after SIGINT or SIGTERM.
     """
     if backends is None:
-        # imported here: the backends load PyTorch, which the scripts that borrow OneLineParser
+        # imported here: the backends load PyTorch, which the sweeps that borrow build_parser
         # do not need
         from act_experiments.training.backends import BACKENDS as backends
     backend = backends[chosen_backend(argv, backends)]

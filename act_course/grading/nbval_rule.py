@@ -3,7 +3,7 @@
 ``make test`` runs the source notebooks once, under nbval; with this rule that run also says that the
 source gets every point of every check cell (a check cell is one with nbgrader's ``grade`` and without
 ``solution``), so ``scripts/student.py --check`` grades only the untouched release with nbgrader.
-The repository's conftest.py loads it; elsewhere: ``pytest -p act_experiments.grading.nbval_rule``.
+The repository's conftest.py loads it; elsewhere: ``pytest -p act_course.grading.nbval_rule``.
 """
 
 import pytest

@@ -11,7 +11,7 @@ as ``make test`` does, in that variant (CI runs every notebook once more this wa
 ``--measure`` runs each notebook once per (seed, variant) of a grid (every seed natively, then
 each other variant with one of the seeds: not the full product), with the live runs' seed set by
 ACT_SEED and every check recorded rather than stopping the notebook
-(act_experiments.course.check). It writes one row per check and run to ``--out``/checks.csv;
+(act_course.course.check). It writes one row per check and run to ``--out``/checks.csv;
 ``--table`` turns that file into the table of docs/notebook_checks.md: per check, its threshold,
 the smallest and largest value measured, and the smallest margin.
 """
@@ -25,9 +25,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from act_course import NOTEBOOKS
+from act_experiments.cli import OneLineParser, checked, number_list
+from act_experiments.files import ROOT
 from act_experiments.tables import read_csv, write_csv
-from act_experiments.training.cli import OneLineParser, checked, number_list
-from act_experiments.upkeep import NOTEBOOKS, ROOT
 from act_numpy.checks import check_int
 
 DESCRIPTION = "Run the notebooks under other math kernels, or measure how far their checks are from failing."

@@ -1,4 +1,4 @@
-"""The notebooks whose exercises act_experiments.grading.judge grades, and the judge run on a whole notebook."""
+"""The notebooks whose exercises act_course.grading.judge grades, and the judge run on a whole notebook."""
 
 import secrets
 

@@ -30,8 +30,8 @@ import re
 import shutil
 from pathlib import Path
 
-from act_experiments.grading.nbgrader_run import CONFIG, nbgrader
-from act_experiments.upkeep import ROOT
+from act_course.grading.nbgrader_run import CONFIG, nbgrader
+from act_experiments.files import ROOT
 
 DESCRIPTION = "Build a ready nbgrader course: one assignment per session of docs/teaching.md's plan."
 

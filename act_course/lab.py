@@ -1,15 +1,16 @@
 """JupyterLab on the course (scripts/lab.py, `make lab`): the command line it runs, and the exec.
 
-The standard library only, so that it starts before anything heavy is imported. The options,
+The standard library only (and ``act_experiments.files`` for ROOT, which needs no more), so that it
+starts before anything heavy is imported. The options,
 and why each is set: scripts/lab.py.
 """
 
 import argparse
 import os
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from act_experiments.files import ROOT
+
 DESCRIPTION = "Open the course in JupyterLab: what `make lab` runs."
 FIRST_NOTEBOOK = "notebooks/01_forward_pass.ipynb"
 PORT_RETRIES = 50  # jupyter_server's default, set here so a user's config cannot turn it off

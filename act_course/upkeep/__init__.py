@@ -5,10 +5,6 @@ compared, to hold a refactor to. ``variants`` (scripts/notebook_variants.py): th
 other math kernels, and how far their checks are from failing. ``setup_cells``
 (scripts/notebook_setup.py): the opened-alone lines at the top of every notebook's setup cell.
 
-``ROOT`` is the repository these work on, ``NOTEBOOKS`` its numbered notebooks.
+They work on the repository (``act_experiments.files.ROOT``) and its numbered notebooks
+(``act_course.NOTEBOOKS``).
 """
-
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))

@@ -4,7 +4,7 @@ An exercise whose task is to write a piece that the course's packages already pr
 weights, one input step, the backward pass...) would be passed by an answer that only calls that
 piece. Its check therefore runs the answer inside ``written_by_hand``:
 
-    from act_experiments.grading import written_by_hand
+    from act_course.grading import written_by_hand
 
     with written_by_hand("act_numpy.halting.halting_weights", namespace=globals()):
         N, p, R = my_halting(h, epsilon, M)          # the learner's function, and nothing else
@@ -40,7 +40,7 @@ from pathlib import Path
 # The pieces of ACT that act_numpy provides and an exercise may ask the learner to write.
 ACT_NUMPY = ("act_numpy.halting.halting_weights", "act_numpy.halting.halting_backward",
              "act_numpy.act.act_forward", "act_numpy.act.act_backward")
-PACKAGES = ("act_numpy", "act_torch", "act_engine", "act_beyond", "act_experiments")
+PACKAGES = ("act_numpy", "act_torch", "act_engine", "act_beyond", "act_experiments", "act_course")
 
 
 def _resolve(dotted):

@@ -295,7 +295,7 @@ def kernel_line(denied, allowed):
     rather than grading unsealed."""
     spec = json.dumps({"denied": [str(p) for p in denied], "allowed": [str(p) for p in allowed]})
     code = ("try:\n"
-            "    __import__('act_experiments.grading.seal', fromlist=['seal_kernel']).seal_kernel(SPEC)\n"
+            "    __import__('act_course.grading.seal', fromlist=['seal_kernel']).seal_kernel(SPEC)\n"
             "except BaseException as err:\n"
             "    import os, sys\n"
             "    sys.__stderr__.write(f'the grading seal could not be installed: {err!r}\\n')\n"

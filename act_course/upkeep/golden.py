@@ -20,8 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from act_experiments.files import ROOT
 from act_experiments.tables import read_csv
-from act_experiments.upkeep import ROOT
 
 DESCRIPTION = "Golden outputs: every committed experiment's command at its shortest settings, to hold a refactor to."
 SHORT = ["--iterations", "50", "--eval-every", "25", "--workers", "1", "--force"]

@@ -19,7 +19,7 @@ writes anything to stderr, scores 0):
 - every cell outside the exercises must run (the lesson works before any exercise is done).
 
 The source's side, every point of every check cell, is held where the source already runs:
-under nbval in ``make test``, whose rule (act_experiments/grading/nbval_rule.py) fails a check
+under nbval in ``make test``, whose rule (act_course/grading/nbval_rule.py) fails a check
 cell that raises or writes to stderr, just as nbgrader scores it 0; and the judged exercises'
 checks in tests/test_judge.py. ``--source`` grades the source with nbgrader too (every notebook
 once more).
@@ -32,8 +32,9 @@ import json
 import shutil
 from pathlib import Path
 
-from act_experiments.grading.nbgrader_run import ASSIGNMENT, autograde, cell_error, cell_stderr, nbgrader, setup_course
-from act_experiments.upkeep import NOTEBOOKS, ROOT
+from act_course import NOTEBOOKS
+from act_course.grading.nbgrader_run import ASSIGNMENT, autograde, cell_error, cell_stderr, nbgrader, setup_course
+from act_experiments.files import ROOT
 
 DESCRIPTION = "Write the student edition of the course, and grade both editions with nbgrader itself."
 BUILD = ROOT / "build"

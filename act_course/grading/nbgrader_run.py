@@ -12,7 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-CONFIG = Path(__file__).resolve().parents[2] / "scripts" / "nbgrader_config.py"
+from act_experiments.files import ROOT
+
+CONFIG = ROOT / "scripts" / "nbgrader_config.py"
 ASSIGNMENT = "act"          # the one assignment of a course made by setup_course
 
 

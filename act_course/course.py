@@ -10,11 +10,13 @@ Environment variables, read by the functions below:
 
     ACT_FULL=1          larger live runs (a few minutes each instead of well under one)
     ACT_SEED=n          seed of the live training runs (default 0)
-    OMP_NUM_THREADS=n   threads of PyTorch's CPU kernels (default 1: the networks are small)
     ACT_CHECK_LOG=path  append every check's numbers to this JSON-lines file
     ACT_CHECK_MODE=record
                         with ACT_CHECK_LOG: record a failed check and go on instead of stopping,
                         so that one run measures every check (scripts/notebook_variants.py)
+
+PyTorch's thread count (OMP_NUM_THREADS, default 1) is set by ``act_experiments.threads``, which
+the experiments use too.
 """
 
 import json
@@ -43,19 +45,6 @@ def live_seed(default=0):
     except ValueError:
         raise ValueError(f"ACT_SEED must be an integer >= 0, got {value!r}") from None
     return check_int("ACT_SEED", seed, 0)
-
-
-def torch_threads():
-    """Set and return PyTorch's CPU thread count: OMP_NUM_THREADS, or 1.
-
-    These networks are small: one thread is as fast as two, and two thread pools fighting over
-    two busy cores are far slower.
-    """
-    import torch
-    value = os.environ.get("OMP_NUM_THREADS", "")
-    threads = int(value) if value.isdigit() and int(value) > 0 else 1
-    torch.set_num_threads(threads)
-    return threads
 
 
 def fresh(folder):
@@ -128,7 +117,7 @@ def answered(**answers):
 OPENED_ALONE = '''\
 # Opened on its own (Colab, a hosted Jupyter)? Install the course first (README, "Opened alone").
 import glob, importlib, importlib.util, os, subprocess, sys
-if importlib.util.find_spec("act_experiments") is None:
+if importlib.util.find_spec("act_course") is None:
     source = (sorted(glob.glob("act_course-*.whl")) or [os.environ.get("ACT_COURSE", "")])[-1]
     if not source or subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source]).returncode:
         raise SystemExit("The course is not installed here. Put act_course-*.whl (made by `make wheel`) "

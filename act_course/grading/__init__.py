@@ -1,7 +1,7 @@
 """Grading the exercises: what the check cells use, and the judge that runs outside the learner's kernel.
 
 ``guard``: ``written_by_hand`` and ``by_hand``, with which a check cell keeps the course's own piece
-out of an answer's reach inside the learner's kernel (``from act_experiments.grading import by_hand``).
+out of an answer's reach inside the learner's kernel (``from act_course.grading import by_hand``).
 ``judge``: the judge of an answer in a process of its own (``runner``, the program it runs), on
 inputs drawn at grading time; ``exercises_03b`` and ``exercises_12``: what each judged check cell
 draws and compares; ``registry``: which notebooks are judged, and the judge run on a whole

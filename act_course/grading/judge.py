@@ -20,10 +20,10 @@ own process, as two preprocessors in ``c.Autograde.autograde_preprocessors``
 
 Nothing the kernel defines reaches the comparison: not its globals, not its files (the judge ran
 before it), not its stderr. Warnings an answer raises are reported as a note, not counted.
-``act_experiments.grading.registry.judge_notebook`` runs the same judge on a notebook outside nbgrader (the
+``act_course.grading.registry.judge_notebook`` runs the same judge on a notebook outside nbgrader (the
 tests use it).
 
-Each judged notebook is a ``Judged`` (act_experiments.grading.registry.JUDGED lists them; exercises_03b and
+Each judged notebook is a ``Judged`` (act_course.grading.registry.JUDGED lists them; exercises_03b and
 exercises_12 write them): the exercises' allowed pieces (the
 table in docs/teaching.md, "Writing ACT means writing it", says the same; a test holds them
 together), the names handed in, and one function per check cell that draws inputs and returns
@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from act_experiments.files import ROOT
 
 from .guard import PACKAGES
 
@@ -196,7 +198,7 @@ def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT):
     job = {"cells": cells, "calls": [{"function": f, "args": [_encode(a) for a in args]} for f, args in calls],
            "given": judged.given, "modules": judged.modules, "pieces": {n: n for n in _pieces(judged)},
            "out_of_reach": out_of_reach, "blocked": list(judged.blocked) + ([] if judged.torch else ["torch"]), "why": judged.why, "torch": judged.torch,
-           "denied": [str(Path(__file__).resolve().parent.parent.parent)]}
+           "denied": [str(ROOT)]}
     with tempfile.TemporaryDirectory(prefix="act-judge-") as folder:
         runner = Path(folder) / "runner.py"
         shutil.copy(RUNNER, runner)

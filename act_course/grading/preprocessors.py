@@ -1,4 +1,4 @@
-"""nbgrader's side of act_experiments.grading.judge: two preprocessors for ``nbgrader autograde``.
+"""nbgrader's side of act_course.grading.judge: two preprocessors for ``nbgrader autograde``.
 
 scripts/nbgrader_config.py puts them around nbgrader's ``Execute``:
 

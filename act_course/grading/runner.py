@@ -1,4 +1,4 @@
-"""The program that runs a learner's answer for act_experiments.grading.judge, in a process of its own.
+"""The program that runs a learner's answer for act_course.grading.judge, in a process of its own.
 
     python -I runner.py FOLDER               # reads FOLDER/job.json, writes FOLDER/result.json
 

@@ -1,4 +1,4 @@
-"""The opened-alone lines (act_experiments.course.OPENED_ALONE) at the top of every notebook's
+"""The opened-alone lines (act_course.course.OPENED_ALONE) at the top of every notebook's
 setup cell (scripts/notebook_setup.py).
 
 The setup cell is a notebook's first code cell. The lines are copied into each notebook, not
@@ -9,10 +9,10 @@ import argparse
 import json
 from pathlib import Path
 
-from act_experiments.course import OPENED_ALONE
-from act_experiments.upkeep import NOTEBOOKS
+from act_course import NOTEBOOKS
+from act_course.course import OPENED_ALONE
 
-DESCRIPTION = ("Write the opened-alone lines (act_experiments.course.OPENED_ALONE) at the top of every notebook's "
+DESCRIPTION = ("Write the opened-alone lines (act_course.course.OPENED_ALONE) at the top of every notebook's "
                "setup cell, or bring them up to date there.")
 FIRST, LAST = OPENED_ALONE.splitlines()[0], OPENED_ALONE.splitlines()[-1]
 

@@ -12,7 +12,7 @@ inputs, autograd captured in a default argument, and ``os.path.realpath`` reboun
 library's file is read. ``IN_KERNEL``: answers to 01's exercise 1, which is checked in the
 learner's kernel, that run the source's solution found at grading time (the source notebook in
 the course folder, the repository's through ``act_numpy.__file__``, ``!cat``, ``gradebook.db``
-through sqlite3); each must fail on the grading seal (act_experiments/grading/seal.py), while
+through sqlite3); each must fail on the grading seal (act_course/grading/seal.py), while
 01's own solution keeps its points in the sealed kernel. The honest ones: a cumsum-based
 halting, ``sigmoid`` used where the task allows it, code that raises a warning.
 
@@ -28,8 +28,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from act_experiments.grading.nbgrader_run import ASSIGNMENT, autograde, cell_error, nbgrader, setup_course
-from act_experiments.upkeep import ROOT
+from act_course.grading.nbgrader_run import ASSIGNMENT, autograde, cell_error, nbgrader, setup_course
+from act_experiments.files import ROOT
 
 NB_03B = "03b_write_your_own_act"
 NB_12 = "12_attention_pondernet"
@@ -68,8 +68,8 @@ SETTINGS = []
 CASES = {}
 ''' + WRONG_HALTING}, "none"),
     Submission("replaces by_hand with the identity", NB_03B, {"ex1-solution": '''
-import act_experiments.grading
-act_experiments.grading.by_hand = lambda function, *args, **kwargs: function
+import act_course.grading
+act_course.grading.by_hand = lambda function, *args, **kwargs: function
 ''' + HALTING_HEAD + '''    N, p, R = halting_weights(np.asarray([h], dtype=float), epsilon=epsilon, max_ponder=max_ponder)
     return int(N[0]), p[0, :N[0]], float(R[0])
 '''}, "none"),
@@ -176,7 +176,7 @@ sys.setprofile(None)
 ]
 
 # 01's exercise 1 is checked in the learner's kernel: these answers run the source's solution,
-# found where the grading kernel could reach it but for the seal (act_experiments/grading/seal.py)
+# found where the grading kernel could reach it but for the seal (act_course/grading/seal.py)
 RUN_SOLUTION = """
 code = [c["source"] for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "ex1-solution"]
 exec("".join(code[0]))
