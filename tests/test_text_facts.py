@@ -1094,3 +1094,34 @@ def test_every_committed_control_is_quoted_with_its_paired_numbers_and_verdict()
 def results_key(F):
     from act_experiments.sweeps.reading import fixed_key
     return fixed_key(F)
+
+
+# ---------------------------------------------------------------------------------------------
+# Adaptivity or computation, measured: every number, p-value and verdict the text quotes
+
+def committed_measured():
+    from act_experiments.experiments import measured
+    return {task: measured.load(task) for task in measured.committed()}
+
+
+def test_every_committed_measured_control_is_quoted_with_its_tests_and_verdicts():
+    from act_experiments.experiments import measured
+    found = committed_measured()
+    assert "parity" in found                      # the first measured control committed
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for task, m in found.items():
+        doc = (ROOT / "docs" / f"{task}.md").read_text(encoding="utf-8")
+        text = markdown(CONTROL_NOTEBOOKS[task])
+        for against in ("random", "ladder"):
+            q = measured.quoted(measured.verdict(m, against))
+            for where, body in ((f"docs/{task}.md", doc), (f"notebook {CONTROL_NOTEBOOKS[task]}", text)):
+                for key in ("difference", "interval", "t_p", "sign", "sign_p", "claim"):
+                    assert q[key] in body, (where, against, key, q[key])
+            for row in q["rows"]:
+                assert row in doc, (task, against, row)
+        q = measured.quoted(measured.verdict(m))
+        row = [line for line in readme.splitlines() if f"`results/{m['measured'].random}`" in line]
+        assert len(row) == 1 and q["difference"] in row[0] and q["claim"].split()[-1] in row[0], task
+        assert f"../figures/control_{task}_measured.png" in text and (ROOT / "figures" / f"control_{task}_measured.png").exists()
+        for r in m["probe"]:
+            assert f"| {r['seed']} | {r['mean_N']:.2f} | {r['error']:.3f} | {r['shuffled']:.3f} | {r['at_mean']:.3f} |" in doc

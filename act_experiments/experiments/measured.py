@@ -140,6 +140,24 @@ def verdict(m, against="random", tau=None):
     return {"seeds": seeds, "act": [act[s] for s in seeds], "other": [other[s] for s in seeds], **result}
 
 
+VERDICT_TEXT = {"holds": "holds", "refuted": "is refuted", "not shown": "is not shown"}
+
+
+def quoted(v):
+    """A verdict's numbers as the course's text writes them (docs, notebooks; tests/test_text_facts.py
+    holds the text to these): minus signs as "−", three decimals, p-values to two figures."""
+    def signed(x):
+        return f"{x:+.3f}".replace("-", "−")
+
+    lo, hi = v["interval"]
+    return {"difference": f"{signed(v['mean'])} ± {v['se']:.3f}",
+            "interval": f"95% interval {signed(lo)} to {signed(hi)}",
+            "t_p": f"p = {v['t_p']:.2g}", "sign": f"{v['wins']} of {len(v['seeds'])} seeds",
+            "sign_p": f"p = {v['sign_p']:.2g}", "claim": f"The claim {VERDICT_TEXT[v['verdict']]}",
+            "rows": [f"| {s} | {a:.3f} | {o:.3f} | {signed(d)} |"
+                     for s, a, o, d in zip(v["seeds"], v["act"], v["other"], v["differences"])]}
+
+
 def N_percentiles(sweep, run, q=(10, 90)):
     """The q-th percentiles of a run's per-step N on its held-out set, from N_counts.csv."""
     rows = sorted((r["N"], r["count"]) for r in sweep["N_counts"] if r["run"] == run)
@@ -244,10 +262,10 @@ def describe(task, m):
     lines = [f"{task}: ACT tau={m['measured'].tau:g} ({m['measured'].act}), measured"]
     for against in ("random", "ladder"):
         v = verdict(m, against)
-        lo, hi = v["interval"]
-        lines.append(f"  against the {against}: seeds {v['seeds']}; ACT - other {v['mean']:+.3f} +- {v['se']:.3f} "
-                     f"(95% interval {lo:+.3f} to {hi:+.3f}); t-test p = {v['t_p']:.3g}; ACT lower on "
-                     f"{v['wins']} of {len(v['seeds'])} (sign test p = {v['sign_p']:.3g}): {v['verdict']}")
+        q = quoted(v)
+        lines.append(f"  against the {against}, seeds {v['seeds']}: ACT - other {q['difference']} ({q['interval']}); "
+                     f"one-sided paired t-test {q['t_p']}; ACT lower on {q['sign']} (sign test {q['sign_p']}): "
+                     f"{v['verdict']}")
     for r in m["probe"] or []:
         lines.append(f"  probe {r['run']}: mean N {r['mean_N']:.2f}, error {r['error']:.3f}, N shuffled "
                      f"{r['shuffled']:.3f}, N = {r['rounded_mean_N']} everywhere {r['at_mean']:.3f}")
