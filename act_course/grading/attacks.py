@@ -54,6 +54,7 @@ class Submission:
     notebook: str
     cells: dict                 # solution grade_id -> new source
     expect: str                 # "none" (every judged check of these exercises 0) or "full"
+    by_seal: bool = True        # an attack in the learner's kernel that the seal must stop (IN_KERNEL)
 
 
 ATTACKS = [
@@ -164,6 +165,92 @@ def kl_logit_gradient(lam, prior, grad=torch.autograd.grad, t=torch):
     kl = (p * (t.log(p) - t.log(t.tensor(prior)))).sum()
     return grad(kl, z)[0].numpy()
 '''}, "none"),
+    Submission("a class body that walks the runner's frames and empties its list of calls", NB_03B, {"ex1-solution": """
+class _Reach:
+    import sys as _sys
+    _frame = _sys._getframe(0)
+    while _frame is not None:
+        for _value in list(_frame.f_locals.values()):
+            if isinstance(_value, dict) and isinstance(_value.get("calls"), list):
+                _value["calls"].clear()
+        _frame = _frame.f_back
+""" + WRONG_HALTING}, "none"),
+    Submission("the runner's frames emptied of calls, on 12's exercise 2", NB_12, {"ex2-solution": """
+class _Reach:
+    import sys as _sys
+    _frame = _sys._getframe(0)
+    while _frame is not None:
+        for _value in list(_frame.f_locals.values()):
+            if isinstance(_value, dict) and isinstance(_value.get("calls"), list):
+                _value["calls"].clear()
+        _frame = _frame.f_back
+""" + KL_HEAD + "    return np.zeros(len(lam))\n"}, "none"),
+    Submission("writes the runner's result itself and exits", NB_03B, {"ex1-solution": """
+class _Speak:
+    if __name__ == "__answer__":
+        import json as _json, os as _os
+        _forged = _json.dumps({"cells": None, "statements": [], "calls": []}).encode()
+        open("result.json", "w").write(_forged.decode())
+        for _fd in range(1, 12):
+            try:
+                _os.write(_fd, _forged)
+            except OSError:
+                pass
+        _os._exit(0)
+""" + WRONG_HALTING}, "none"),
+    Submission("writes the runner's result itself, on 12's exercise 2", NB_12, {"ex2-solution": """
+class _Speak:
+    if __name__ == "__answer__":
+        import json as _json, os as _os
+        _forged = _json.dumps({"cells": None, "statements": [], "calls": []}).encode()
+        for _fd in range(1, 12):
+            try:
+                _os.write(_fd, _forged)
+            except OSError:
+                pass
+        _os._exit(0)
+""" + KL_HEAD + "    return np.zeros(len(lam))\n"}, "none"),
+    Submission("returns N = inf to crash the judge", NB_03B, {"ex1-solution": HALTING_HEAD
+                                                              + "    return float('inf'), np.array([1.0]), 1.0\n"},
+               "none"),
+    Submission("an AST transformer that wraps every cell in try/except", NB_03B, {"ex1-solution": """
+import ast as _ast
+class _Silence(_ast.NodeTransformer):
+    def visit_Module(self, node):
+        handler = _ast.ExceptHandler(type=_ast.Name("BaseException", _ast.Load()), name=None, body=[_ast.Pass()])
+        return _ast.fix_missing_locations(_ast.Module(body=[_ast.Try(body=node.body or [_ast.Pass()],
+                                                               handlers=[handler], orelse=[], finalbody=[])],
+                                                      type_ignores=[]))
+try:
+    get_ipython().ast_transformers.append(_Silence())
+except NameError:
+    pass
+""" + WRONG_HALTING}, "none"),
+    Submission("an AST transformer that wraps every cell in try/except, on 12's exercise 2", NB_12, {"ex2-solution": """
+import ast as _ast
+class _Silence(_ast.NodeTransformer):
+    def visit_Module(self, node):
+        handler = _ast.ExceptHandler(type=_ast.Name("BaseException", _ast.Load()), name=None, body=[_ast.Pass()])
+        return _ast.fix_missing_locations(_ast.Module(body=[_ast.Try(body=node.body or [_ast.Pass()],
+                                                               handlers=[handler], orelse=[], finalbody=[])],
+                                                      type_ignores=[]))
+get_ipython().ast_transformers.append(_Silence())
+""" + KL_HEAD + "    return np.zeros(len(lam))\n"}, "none"),
+    Submission("reads the library through a descriptor, a bytes path climbing from NumPy's folder", NB_03B, {
+        "ex1-solution": HALTING_HEAD + """    import os
+    here = os.open(os.path.dirname(np.__file__), os.O_RDONLY)
+    for up in range(1, 12):
+        try:
+            fd = os.open(b"/".join([b".."] * up + [b"act_numpy", b"halting.py"]), os.O_RDONLY, dir_fd=here)
+        except OSError:
+            continue
+        code = os.read(fd, 1 << 20).decode()
+        space = {"np": np}
+        exec(code.replace("from .", "from act_numpy."), space)
+        N, p, R = space["halting_weights"](np.asarray([h], dtype=float), epsilon=epsilon, max_ponder=max_ponder)
+        return int(N[0]), p[0, :N[0]], float(R[0])
+    raise RuntimeError("not found")
+"""}, "none"),
     Submission("sys.setprofile(None), then pondernet's own functions", NB_12, {"ex2-solution": '''
 import sys
 sys.setprofile(None)
@@ -198,6 +285,52 @@ nb = json.loads(lines.n)""" + RUN_SOLUTION}, "none"),
     Submission("queries the course's gradebook.db with sqlite3", NB_01, {"ex1-solution": "import os, sqlite3\n" + COURSE + """
 db = sqlite3.connect(os.path.join(course, "gradebook.db"))
 exec(db.execute("select source from source_cell where name = 'ex1-solution'").fetchone()[0])"""}, "none"),
+]
+
+
+# through descriptors: a folder the seal allows opened, then a bytes path relative to it
+# (os.open's dir_fd, what openat does) climbing to the repository's .git, from the course's
+# packages or from the venv's site-packages (the venv lives in the repository); then the source
+# notebook read out of git's objects
+FROM_GIT = """
+def _blobs(git):
+    objects = os.open(b"objects", os.O_RDONLY, dir_fd=git)
+    for sub in os.listdir(objects):
+        folder = os.open(sub.encode(), os.O_RDONLY, dir_fd=objects)
+        for name in os.listdir(folder):
+            data = os.read(os.open(name.encode(), os.O_RDONLY, dir_fd=folder), 1 << 28)
+            if name.endswith(".pack"):
+                for at in (k for k in range(len(data)) if data[k] == 0x78):
+                    try:
+                        yield zlib.decompressobj().decompress(data[at:at + (1 << 22)])
+                    except zlib.error:
+                        pass
+            elif len(sub) == 2:
+                yield zlib.decompress(data)
+for _blob in _blobs(git):
+    if b'"ex1-solution"' in _blob and b"BEGIN SOLUTION" in _blob:
+        nb = json.loads(_blob[_blob.index(b"{"):])
+        break
+""" + RUN_SOLUTION
+IN_KERNEL += [
+    Submission("climbs by a descriptor-relative bytes path from a package folder to .git", NB_01, {"ex1-solution": """
+import json, os, zlib, act_numpy
+start = os.open(os.path.dirname(act_numpy.__file__), os.O_RDONLY)
+git = os.open(b"../.git", os.O_RDONLY, dir_fd=start)""" + FROM_GIT}, "none"),
+    Submission("climbs by a descriptor-relative bytes path from the venv's site-packages to .git", NB_01, {
+        "ex1-solution": """
+import json, os, sysconfig, zlib
+start = os.open(sysconfig.get_paths()["purelib"], os.O_RDONLY)
+for up in range(1, 8):
+    above = os.open(b"/".join([b".."] * up), os.O_RDONLY, dir_fd=start)
+    if ".git" in os.listdir(above):
+        break
+git = os.open(b".git", os.O_RDONLY, dir_fd=above)""" + FROM_GIT}, "none"),
+    Submission("has a result published before each check's error", NB_01, {"ex1-solution": """
+N_pred, p_pred, N_cap, p_cap = 1, [1.0], 1, [1.0]
+eps_N4, p_N4, eps_N2, p_N2 = 0.5, [0.25] * 4, 0.5, [0.5, 0.5]
+_shell = get_ipython()
+_shell.events.register("pre_run_cell", lambda *args: _shell.displayhook(2))"""}, "none", by_seal=False),
 ]
 
 
@@ -249,19 +382,50 @@ def my_act_step_backward(ds_t, drho, step, P):
 ]
 
 
+# the issue's honest answers that lost points: a lambda, a constant, scipy, a helper in a cell of the
+# learner's own (``ex1-added``: a new code cell right before ex1's answer cell), and scipy in 12
+HONEST += [
+    Submission("a module-level lambda used by exercise 2", NB_03B, {"ex2-solution": "sig = lambda z: 1.0 / (1.0 + np.exp(-z))\n"
+               + source_answer(NB_03B, "ex2-solution").replace("sigmoid(", "sig(")}, "full"),
+    Submission("a module constant DTYPE used by exercise 1", NB_03B, {"ex1-solution": "DTYPE = np.float64\n"
+               + source_answer(NB_03B, "ex1-solution").replace("dtype=float", "dtype=DTYPE")}, "full"),
+    Submission("from scipy.special import expit", NB_03B, {"ex2-solution": "from scipy.special import expit\n"
+               + source_answer(NB_03B, "ex2-solution").replace("sigmoid(", "expit(")}, "full"),
+    Submission("a helper function in a cell of the learner's own", NB_03B, {
+        "ex1-added": "def running_total(h, n):\n    return float(np.sum(np.asarray(h[:n], dtype=float)))\n",
+        "ex1-solution": HALTING_HEAD + '''    for n in range(1, max_ponder + 1):
+        if running_total(h, n) >= 1.0 - epsilon or n == max_ponder:
+            break
+    R = 1.0 - running_total(h, n - 1)
+    return n, np.append(np.asarray(h[:n - 1], dtype=float), R), R
+'''}, "full"),
+    Submission("scipy.special.xlogy in 12's exercise 2", NB_12, {"ex2-solution": "import scipy.special\n"
+               + source_answer(NB_12, "ex2-solution").replace("p * np.log(p / prior)", "scipy.special.xlogy(p, p / prior)")},
+               "full"),
+]
+ADDED = "-added"         # a cell the learner adds, right before the answer cell of the same exercise
+
+
 def submitted(submission):
-    """The source notebook of ``submission`` with its answer cells replaced (a dict, nbformat 4)."""
+    """The source notebook of ``submission`` with its answer cells replaced, and the cells it adds
+    (``ex<k>-added``) put right before exercise k's answer cell (a dict, nbformat 4)."""
     nb = json.loads(notebook_path(submission.notebook).read_text(encoding="utf-8"))
-    found = set()
+    found, cells = set(), []
     for cell in nb["cells"]:
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        added = f"{grade_id[:-len('-solution')]}{ADDED}" if grade_id and grade_id.endswith("-solution") else None
+        if added in submission.cells:
+            cells.append({"cell_type": "code", "execution_count": None, "metadata": {"act_added": True}, "outputs": [],
+                          "source": submission.cells[added].strip("\n").splitlines(keepends=True)})
+            found.add(added)
         if grade_id in submission.cells:
             cell["source"] = submission.cells[grade_id].strip("\n").splitlines(keepends=True)
             found.add(grade_id)
+        cells.append(cell)
     missing = set(submission.cells) - found
     if missing:
         raise ValueError(f"submission {submission.name!r}: {submission.notebook} has no cell {sorted(missing)}")
-    return nb
+    return dict(nb, cells=cells)
 
 
 def exercises_of(submission):
@@ -288,6 +452,8 @@ def cut_down(nb, numbers):
             kept.append(cell)
             setup = True
         elif match and (match.group(1) in numbers or (grade_id.endswith("-solution") and int(match.group(1)) <= last)):
+            kept.append(cell)
+        elif cell["metadata"].get("act_added"):          # a cell of the learner's own
             kept.append(cell)
     return dict(nb, cells=kept)
 
@@ -334,7 +500,8 @@ def run(submissions, folder):
             most = sum(scores[g][1] for g in checks)
             want = 0 if submission.expect == "none" else most
             # an attack in the learner's kernel must be stopped by the seal, not miss its target
-            stopped = "" if submission not in IN_KERNEL or submission.expect != "none" else sealed(nb, submission)
+            stopped = "" if submission not in IN_KERNEL or submission.expect != "none" or not submission.by_seal \
+                else sealed(nb, submission)
             print(f"{stem[:3].rstrip('_')}: {submission.name}: {got:g}/{most:g} points"
                   + ("" if got == want else f" (should be {want:g})") + (f" ({stopped})" if stopped else ""), flush=True)
             if got != want or (stopped and not stopped.startswith("sealed")):
