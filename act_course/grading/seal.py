@@ -11,6 +11,14 @@ that refuses, for the rest of the kernel's life,
   kernels) and, when the course is installed from a checkout, every entry of the repository but
   the course's packages, results/ and the venv (notebooks/, build/, .git, ...);
 - to open any notebook (``*.ipynb``), anywhere, and any SQLite database (``sqlite3.connect``);
+- whatever the path's form: str, bytes or a pathlib path, resolved to its real path (links and
+  ``..`` followed, as the system does); a relative path read from the working folder and from
+  every folder the process holds open, since a ``dir_fd`` (``os.open(b"../x", dir_fd=fd)``, what
+  ``openat`` does) never reaches the hook; a listing or walk through a descriptor
+  (``os.listdir(fd)``, ``os.scandir(fd)``, ``os.fwalk(dir_fd=fd)``) checked on the folder the
+  system's table says it names. The repositories the course comes from (the one its packages are
+  installed from, and the one the venv lives in) are denied but their packages, results/ and
+  the venv, so a climb from site-packages reaches nothing;
 - subprocesses (``subprocess``, ``os.system``, ``os.exec*``, ``os.posix_spawn``, ``os.fork``,
   ``_posixsubprocess.fork_exec``), sockets' connections, calls through ctypes, new interpreters,
   tracing, and a shared library loaded from anywhere but the Python installation and the
@@ -21,7 +29,8 @@ that refuses, for the rest of the kernel's life,
 An answer's code can rebind anything a module reads at call time (``os.path.realpath``,
 ``builtins.isinstance``, this module's globals). The hook therefore reads no global name: what it
 calls is bound as a default argument when the seal is made, and setting ``__defaults__`` or
-``__code__`` of a function of this file is refused. What it does not stop: native code that
+``__code__`` of a function of this file is refused. What it does not stop: ``os.stat`` and the
+like, which Python audits nowhere (they tell a file's size and times, never its content); native code that
 corrupts memory (crafted bytecode, say) can defeat any hook in the process, and a learner who
 has the published solutions can paste them; docs/teaching.md says what a teacher can do.
 """
@@ -108,7 +117,7 @@ def seal(denied, allowed=(), writable=(), only=(), refused=REFUSED):
     pathlib_classes = (pathlib.PurePath, pathlib.PurePosixPath, pathlib.Path, pathlib.PosixPath)
     resolve = _resolver(os.getcwd, os.lstat, os.readlink, os.fspath, str, bytes, type, OSError, ValueError, TypeError)
     import fcntl
-    where, folders = _descriptors(os.listdir, os.readlink, getattr(fcntl, "fcntl", None), os.stat, stat.S_IFDIR,
+    where, folders = _descriptors(os.listdir, os.readlink, fcntl.fcntl, os.stat, stat.S_IFDIR,
                                   OSError, ValueError, TypeError, int, str, type)
     _import_now()
     _take_away_fork_exec()
@@ -201,7 +210,7 @@ def _descriptors(listdir, readlink, fcntl, stat_, ifdir, oserror, valueerror, ty
         except (oserror, valueerror, typeerror):
             try:
                 path = fcntl(fd, 50, b"\0" * 1024).split(b"\0")[0].decode("utf-8", "surrogateescape")  # macOS
-            except (oserror, valueerror, typeerror, AttributeError):
+            except (oserror, valueerror, typeerror):
                 return None
         return path if type_(path) is str_ and path.startswith("/") else None
 
