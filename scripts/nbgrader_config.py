@@ -26,11 +26,14 @@ from nbgrader.converters.autograde import Autograde  # noqa: E402
 # no notebook anywhere, no subprocess (docs/teaching.md, "Solutions, and where grading runs").
 import os  # noqa: E402
 
-from act_course.grading.preprocessors import JudgeAnswers, SealedExecute, WriteVerdicts  # noqa: E402
+from act_course.grading.preprocessors import ErrorsScoreZero, JudgeAnswers, SealedExecute, WriteVerdicts  # noqa: E402
 
+# ErrorsScoreZero: a check cell with an error anywhere in its outputs scores 0, even when the
+# answer has the kernel publish a result before it (nbgrader reads the first output it meets).
 _default = list(Autograde.class_traits()["autograde_preprocessors"].default())
 _at = [p.__name__ for p in _default].index("Execute")
-c.Autograde.autograde_preprocessors = _default[:_at] + [JudgeAnswers, SealedExecute, WriteVerdicts] + _default[_at + 1:]
+c.Autograde.autograde_preprocessors = _default[:_at] + [JudgeAnswers, SealedExecute, WriteVerdicts,
+                                                         ErrorsScoreZero] + _default[_at + 1:]
 c.SealedExecute.denied = [os.path.dirname(os.path.abspath(__file__))]     # the course folder
 
 # Feedback that reads offline once `nbgrader release_feedback` hands a learner the HTML file alone:

@@ -202,6 +202,30 @@ SEAL_TRIES = {
     "a file of its own in /tmp, and pathlib": ("pathlib.Path(TMP + '/out.txt').write_text('x') and "
                                                "pathlib.Path(TMP + '/out.txt').read_text()", "allowed"),
     "/proc/cpuinfo": ("open('/proc/cpuinfo').read()", "allowed"),
+    # paths relative to a descriptor (os.open's dir_fd, openat): str, bytes and pathlib, climbing from
+    # a package folder the seal allows, or from the venv's site-packages, to the repository
+    "a bytes path climbing from a package folder's descriptor": (
+        "os.open(b'../README.md', os.O_RDONLY, dir_fd=os.open(REPO + '/act_numpy', os.O_RDONLY))", "refused"),
+    "a str path climbing from a package folder's descriptor": (
+        "os.open('../README.md', os.O_RDONLY, dir_fd=os.open(REPO + '/act_numpy', os.O_RDONLY))", "refused"),
+    "a pathlib path climbing from a package folder's descriptor": (
+        "os.open(pathlib.PurePosixPath('../README.md'), os.O_RDONLY, dir_fd=os.open(REPO + '/act_numpy', "
+        "os.O_RDONLY))", "refused"),
+    "the venv's repository's .git, by a bytes path from site-packages' descriptor": (
+        "os.open(os.path.relpath(VREPO + '/.git', SITE).encode(), os.O_RDONLY, dir_fd=os.open(SITE, os.O_RDONLY))",
+        "refused"),
+    "the venv's repository's .git, listed by a path climbing from site-packages": (
+        "os.listdir(SITE + '/' + os.path.relpath(VREPO + '/.git', SITE))", "refused"),
+    "the venv's repository's root, opened as a folder from site-packages' descriptor": (
+        "os.open(os.path.relpath(VREPO, SITE).encode(), os.O_RDONLY, dir_fd=os.open(SITE, os.O_RDONLY))", "refused"),
+    "the course folder, by a bytes path from the working folder's descriptor": (
+        "os.open(b'../../source/answer.txt', os.O_RDONLY, dir_fd=os.open('.', os.O_RDONLY))", "refused"),
+    "a descriptor of the course folder, listed": ("os.listdir(EARLY)", "refused"),
+    "a descriptor of the course folder, scanned": ("list(os.scandir(EARLY))", "refused"),
+    "a descriptor of the course folder, walked": ("list(os.fwalk(dir_fd=EARLY))", "refused"),
+    "a file of the working folder, by its descriptor": (
+        "os.read(os.open(b'mine.txt', os.O_RDONLY, dir_fd=os.open('.', os.O_RDONLY)), 10)", "allowed"),
+    "the working folder, listed by its descriptor": ("os.listdir(os.open('.', os.O_RDONLY))", "allowed"),
     "NumPy, PyTorch and a figure": ("float(__import__('torch').ones(3).sum()) + float(np.ones(2).sum()) + "
                                     "len(__import__('matplotlib.pyplot').pyplot.subplots())", "allowed"),
 }
@@ -213,6 +237,12 @@ matplotlib.use("Agg")
 from act_course.grading.seal import seal_kernel
 TMP, COURSE, REPO = sys.argv[1], sys.argv[2], sys.argv[3]
 os.chdir(COURSE + "/autograded/alice")
+SITE = __import__("sysconfig").get_paths()["purelib"]
+VREPO = next(p for p in pathlib.Path(sys.prefix).resolve().parents if (p / "act_numpy").is_dir())
+VREPO = str(VREPO)
+# a descriptor opened before the seal, in a process of its own: while it is open, every relative path is
+# read from it too (a dir_fd never reaches the hook), so that even the working folder's files are refused
+EARLY = os.open(COURSE + "/source", os.O_RDONLY) if "EARLY" in sys.argv[4] else None
 seal_kernel(json.dumps({"denied": [COURSE], "allowed": [os.getcwd()]}))
 HOOK = next(f for f in gc.get_objects() if type(f).__name__ == "function" and f.__name__ == "hook"
             and f.__code__.co_filename.endswith("seal.py"))
@@ -240,11 +270,13 @@ def test_the_seal_refuses_what_could_reach_a_solution_and_allows_the_lessons(tmp
     (course / "autograded" / "alice").mkdir(parents=True)
     (course / "autograded" / "alice" / "mine.txt").write_text("my own")
     (tmp_path / "elsewhere.ipynb").write_text("{}")
-    tries = {label: line for label, (line, _) in SEAL_TRIES.items()}
-    done = subprocess.run([sys.executable, "-c", SEALED_PROCESS, str(tmp_path), str(course), str(ROOT),
-                           json.dumps(tries)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    got = json.loads(done.stdout)
+    got = {}
+    for early in (False, True):
+        tries = {label: line for label, (line, _) in SEAL_TRIES.items() if ("EARLY" in line) == early}
+        done = subprocess.run([sys.executable, "-c", SEALED_PROCESS, str(tmp_path), str(course), str(ROOT),
+                               json.dumps(tries)], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        got.update(json.loads(done.stdout))
     wrong = {label: got[label] for label, (_, want) in SEAL_TRIES.items() if got[label] != want}
     assert not wrong, wrong
 
@@ -267,7 +299,10 @@ def test_the_seals_hook_reads_no_global_name():
 
     resolve, check = seal._resolver(*[None] * 10), seal._checker(Anything())
     hook = seal._hook(check, Anything())
+    where, folders = seal._descriptors(*[None] * 11)
     assert names(hook.__code__) == names(check.__code__) == names(resolve.__code__) == set()
+    assert names(where.__code__) == names(folders.__code__) == set()
+    assert hook.__closure__ is check.__closure__ is where.__closure__ is folders.__closure__ is None
 
 
 def test_a_kernel_whose_seal_fails_stops_instead_of_grading_unsealed():

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_course.grading import attacks, judge
+from act_course.grading import attacks, exchange, judge
 from act_course.grading import registry as judged
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,15 +65,17 @@ def test_the_library_reached_by_name_gets_a_message_that_says_so():
         in verdict.text
 
 
-def test_only_definitions_imports_and_literal_constants_are_kept():
-    code, dropped = judge.keep_definitions(
-        "import numpy as np\nEPS = 1e-9\nTABLE = {(1, 2): [3.0]}\nf = lambda: 0\nprint('hi')\n"
+def test_every_top_level_statement_but_bare_expressions_is_kept_in_order():
+    code, dropped = judge.keep_statements(
+        "import numpy as np\nEPS = 1e-9\nDTYPE = np.float64\nf = lambda: 0\nprint('hi')\n"
         "get_ipython().input_transformers_cleanup.append(None)\n%timeit 1\nfor i in range(3):\n    pass\n"
         "def g(x):\n    return x\nclass C:\n    pass\n")
-    assert dropped == 5
-    assert code.splitlines()[:3] == ["import numpy as np", "EPS = 1e-09", "TABLE = {(1, 2): [3.0]}"]
-    assert "def g(x):" in code and "class C:" in code and "print" not in code and "lambda" not in code
-    assert judge.keep_definitions("def broken(:\n")[0] == ""
+    assert dropped == 3
+    lines = code.splitlines()
+    assert lines[:4] == ["import numpy as np", "EPS = 1e-09", "DTYPE = np.float64", "f = lambda: 0"]
+    assert "for i in range(3):" in code and "def g(x):" in code and "class C:" in code
+    assert "print" not in code and "get_ipython" not in code
+    assert judge.keep_statements("def broken(:\n")[0] == ""
 
 
 def test_course_imports_are_found_under_every_name():
@@ -83,12 +85,18 @@ def test_course_imports_are_found_under_every_name():
                      "pn": "act_beyond.pondernet"}
 
 
+def run_cells(code, calls, timeout=60):
+    """Run ``code`` as one answer cell in the runner, as for 03b, and ``calls``: (notes, entries)."""
+    return judge.run_answer([{"name": "<cell>", "code": code}], calls, judged.JUDGED["03b_write_your_own_act"], {},
+                            timeout=timeout)
+
+
 def run_alone(body, timeout=60):
     """Run ``def answer(): <body>`` in the runner, as for 03b; the entry of its one call."""
     code = "def answer():\n" + "".join(f"    {line}\n" for line in body.splitlines())
-    result = judge.run_answer([code], [("answer", [])], judged.JUDGED["03b_write_your_own_act"], {}, timeout=timeout)
-    assert result["cells"] is None, result
-    return result["calls"][0]
+    notes, entries = run_cells(code, [("answer", [])], timeout)
+    assert notes == [], notes
+    return entries[0]
 
 
 @pytest.mark.parametrize("body, refused", [
@@ -116,6 +124,101 @@ def test_the_runner_lets_numpy_and_the_standard_library_work():
     entry = run_alone("import math, json, itertools\nimport numpy.linalg\n"
                       "return float(np.linalg.det(np.eye(2))) + math.pi + len(json.dumps([1]))")
     assert entry["value"] == pytest.approx(1.0 + np.pi + 3)
+
+
+def test_any_installed_package_may_be_imported_but_the_course_and_torch_answer_in_one_line():
+    entry = run_alone("from scipy.special import expit\nreturn float(expit(0.0))")
+    assert entry["value"] == 0.5
+    notes, entries = run_cells("from act_numpy.halting import halting_weights\nimport torch\n"
+                               "def answer():\n    return halting_weights([0.5])\ndef autograd():\n    return torch.ones(1)\n",
+                               [("answer", []), ("autograd", [])])
+    assert notes == []
+    for entry, named in zip(entries, ("act_numpy.halting.halting_weights", "torch.ones")):
+        assert entry["error"][0] == "Forbidden" and "\n" not in entry["error"][1]
+        assert f"your answer calls {named}" in entry["error"][1]
+    entry = run_alone("import act_course\nreturn 1")
+    assert entry["error"][0] == "Forbidden" and "your answer imports act_course" in entry["error"][1]
+
+
+def test_a_statement_that_stops_is_noted_once_and_only_the_calls_that_fail_lose():
+    notes, entries = run_cells("import no_such_package\nfrom scipy.special import expit\n"
+                               "def good():\n    return 1.0\ndef bad():\n    return no_such_package.x\n",
+                               [("good", []), ("bad", [])])
+    assert len(notes) == 1 and "import no_such_package" in notes[0] and "ModuleNotFoundError" in notes[0]
+    assert entries[0]["value"] == 1.0 and entries[1]["error"][0] == "NameError"
+
+
+# what the answer's process sends back, read strictly: (document, the reason a check then fails)
+CALLS = [("f", []), ("f", [])]
+
+
+@pytest.mark.parametrize("document, why", [
+    ('{"statements": [], "calls": [{"value": 1.0}]}', "1 results for 2 calls"),
+    ('{"statements": [], "calls": [{"value": 1.0}, {"value": 1.0}, {"value": 1.0}]}', "3 results for 2 calls"),
+    ('{"statements": [], "calls": [{"value": 1.0}, {"value": 1.0}]} extra', "not the judge's format"),
+    ('{"cells": null, "calls": []}', "not the judge's format"),
+    ('[1, 2]', "not the judge's format"),
+])
+def test_a_document_of_another_form_fails_every_check(document, why):
+    with pytest.raises(exchange.AnswerError, match=why):
+        exchange.read_outputs(document.encode(), len(CALLS))
+
+
+@pytest.mark.parametrize("value, why", [
+    ('Infinity', "not finite"), ('NaN', "not finite"), ('{"ndarray": ["f8", [2], [1.0, NaN]]}', "not finite"),
+    ('{"ndarray": ["f8", [3], [1.0, 2.0]]}', "do not fill its shape"), ('{"pickle": "gASV"}', "judge's format"),
+    ('{"ndarray": ["i8", [1], [1e400]]}', "not finite"), ('{"list": [1, {"x": 2, "y": 3}]}', "judge's format"),
+    (json.dumps("x" * 1000), "longer than"), (json.dumps({"ndarray": ["f8", [10 ** 7], []]}), "shape"),
+    ("9" * 40, "too large for 64 bits"),
+])
+def test_a_malformed_non_finite_or_oversized_output_fails_its_check(value, why):
+    _, entries = exchange.read_outputs(('{"statements": [], "calls": [{"value": %s}, {"value": 2.0}]}' % value).encode(), 2)
+    with pytest.raises(exchange.AnswerError, match=why):
+        exchange.returned(entries[0])
+    assert exchange.returned(entries[1]) == 2.0
+
+
+def test_more_than_the_limit_sent_back_fails(monkeypatch):
+    monkeypatch.setattr(exchange, "LIMIT_BYTES", 1000)
+    with pytest.raises(exchange.AnswerError, match="more than"):
+        run_cells("def f():\n    return np.zeros(10_000)\n", [("f", [])])
+
+
+@pytest.mark.parametrize("body", [
+    "import json, os\nos.write(1, json.dumps({'statements': [], 'calls': []}).encode())\nos._exit(0)",
+    "import sys\nframe = sys._getframe(0)\nwhile frame is not None:\n"
+    "    for v in list(frame.f_locals.values()):\n"
+    "        if isinstance(v, dict) and isinstance(v.get('calls'), list):\n            v['calls'].clear()\n"
+    "    frame = frame.f_back\nreturn 1",
+])
+def test_nothing_the_answer_does_to_its_process_speaks_for_the_judge(body):
+    code = "def answer():\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    with pytest.raises(exchange.AnswerError):
+        run_cells(code, [("answer", []), ("answer", [])])
+
+
+def test_the_answers_process_has_no_file_of_the_judges_beside_it():
+    """No job, no result file: the runner and the seal it installs, nothing else."""
+    entry = run_alone("import os\nreturn sorted(os.listdir('.'))")
+    assert entry["value"] == ["runner.py", "seal.py"]
+
+
+def test_an_exception_while_judging_scores_the_cell_0_in_one_line():
+    def broken(rng):
+        def verify(entries):
+            return int(float("inf"))
+        return [("my_halting", [np.array([0.5]), 0.01, 3])], verify
+    nb = attacks.submitted(attacks.HONEST[0])
+    index = next(i for i, c in enumerate(nb["cells"]) if c["metadata"].get("nbgrader", {}).get("grade_id") == "ex1-check")
+    verdict = judge.judge_cell(nb, index, judged.JUDGED["03b_write_your_own_act"], broken, np.random.default_rng(0))
+    assert not verdict.passed and verdict.ename == "OverflowError" and "\n" not in verdict.text
+    assert "scores 0" in verdict.text
+
+
+def test_a_judge_that_cannot_run_fails_every_judged_check():
+    nb = json.loads((ROOT / "notebooks" / "12_attention_pondernet.ipynb").read_text(encoding="utf-8"))
+    found = judged.failed_all(nb, "12_attention_pondernet", RuntimeError("boom"))
+    assert list(found) == ["ex2-check"] and not found["ex2-check"].passed and "boom" in found["ex2-check"].text
 
 
 def test_an_answer_that_never_ends_fails_with_a_time_limit():

@@ -3,13 +3,17 @@
 Each draws a fresh network and fresh inputs of the notebook's shapes (B = 4, T = 3, D = 2, H = 4,
 O = 2, the three settings of its SETTINGS), returns the calls to make of the learner's functions,
 and a ``verify`` that compares what they returned with act_numpy's references, computed here.
-The comparisons and their tolerances are those of the notebook's hidden tests.
+The comparisons and their tolerances are those of the notebook's hidden tests. The calls carry
+inputs only, never a reference: no call's input is another call's expected output (exercise 2's
+s_{t-1} is drawn, not read off the reference's forward pass), since the answer's process can
+read every call before it answers one.
 """
 
 import numpy as np
 
-from .judge import Earlier, Judged, Wrong, as_int, returned, same, shaped, unpack
-from act_numpy.act import act_backward, act_forward, halting_gradient, ponder_backward
+from .exchange import Earlier, returned
+from .judge import Judged, Wrong, as_int, same, shaped, unpack
+from act_numpy.act import act_backward, act_forward, halting_gradient, ponder, ponder_backward
 from act_numpy.gradcheck import act_objective, rel_error
 from act_numpy.halting import halting_backward, halting_weights
 from act_numpy.params import init_params
@@ -68,7 +72,7 @@ def ex1(rng):
 
     def verify(entries):
         worst = 0.0
-        for entry, (where, N_ref, p_ref, R_ref) in zip(entries, refs):
+        for entry, (where, N_ref, p_ref, R_ref) in zip(entries, refs, strict=True):
             N, p, R = unpack(returned(entry), 3, "my_halting")
             N = as_int(N, f"{where}: N")
             if N != N_ref:
@@ -80,42 +84,66 @@ def ex1(rng):
     return calls, verify
 
 
+def one_step(x_t, s_prev, P, epsilon, max_ponder):
+    """act_numpy's ponder steps of one input step, from the states ``s_prev`` (B, H) drawn at
+    grading time: s_t, N, R and the notebook's step dictionaries, one per row."""
+    D = x_t.shape[1]
+    s_t, _, st, N, R = ponder(x_t @ P["W_x"][:D] + P["b_s"], P["W_x"][D], s_prev, s_prev, P, "rnn", epsilon,
+                              max_ponder)
+    steps = [{"x": x_t[b], "s_prev": s_prev[b], "s": st.s[b, :N[b]], "h": st.h[b, :N[b]], "p": st.p[b, :N[b]]}
+             for b in range(x_t.shape[0])]
+    return s_t, N, R, steps
+
+
 def ex2(rng):
-    """my_act_step at every sequence and input step of the three settings, from the reference's s_{t-1}."""
+    """my_act_step at every sequence and input step of the three settings, from states s_{t-1} drawn now."""
     P, x, _, _ = network(rng)
     B, T, H = x.shape[0], x.shape[1], P["W_s"].shape[0]
     calls, refs = [], []
     for eps, M in SETTINGS:
-        _, N_ref, R_ref, cache = act_forward(x, P, epsilon=eps, max_ponder=M)
-        steps = library_steps(x, cache)
-        for b in range(B):
-            for t in range(T):
-                s_prev = cache["S"][b, t - 1] if t > 0 else np.zeros(H)
-                calls.append(("my_act_step", [x[b, t], s_prev, P, eps, M]))
-                refs.append((f"sequence b = {b}, input step t = {t}, epsilon = {eps}, M = {M}", N_ref[b, t],
-                             R_ref[b, t], cache["S"][b, t], steps[b][t], s_prev))
+        rows = x.reshape(B * T, -1)
+        s_prev = np.tanh(rng.normal(size=(B * T, H)))
+        s_prev[::T] = 0.0                                   # the first input step starts from zeros
+        s_ref, N_ref, R_ref, steps = one_step(rows, s_prev, P, eps, M)
+        for row in range(B * T):
+            b, t = divmod(row, T)
+            calls.append(("my_act_step", [rows[row], s_prev[row], P, eps, M]))
+            refs.append((f"sequence b = {b}, input step t = {t}, epsilon = {eps}, M = {M}", N_ref[row],
+                         R_ref[row], s_ref[row], steps[row], s_prev[row]))
 
     def verify(entries):
         worst = 0.0
-        for entry, (where, N_ref, R_ref, s_ref, ref, s_prev) in zip(entries, refs):
+        for entry, (where, N_ref, R_ref, s_ref, ref, s_prev) in zip(entries, refs, strict=True):
             s_t, N, R, step = unpack(returned(entry), 4, "my_act_step")
             if not isinstance(step, dict) or not {"x", "s_prev", "s", "h", "p"} <= set(step):
                 raise Wrong(f"{where}: step needs the keys x, s_prev, s, h and p")
             N = as_int(N, f"{where}: N")
             n = min(N, N_ref)
-            worst = max(worst, same(f"ponder states s^n ({where})", np.asarray(step["s"], dtype=float)[:n],
+            worst = max(worst, same(f"ponder states s^n ({where})", shaped_rows(step["s"], n, where),
                                     ref["s"][:n], hint="Check the flag (last row of W_x, n = 1 only)."),
-                        same(f"halting units h^n ({where})", np.asarray(step["h"], dtype=float)[:n], ref["h"][:n],
+                        same(f"halting units h^n ({where})", shaped_rows(step["h"], n, where), ref["h"][:n],
                              hint="h^n reads the state ponder step n produced, eq. (5)."))
             if N != N_ref:
-                raise Wrong(f"{where}: your N = {N}, act_forward's {N_ref}")
+                raise Wrong(f"{where}: your N = {N}, act_numpy's {N_ref}")
             worst = max(worst, same(f"p ({where})", step["p"], ref["p"]), same(f"R ({where})", R, R_ref),
                         same(f"the mean-field state s_t ({where})", s_t, s_ref, hint="s_t = sum_n p^n s^n, eq. (9)."),
                         same(f"step['x'] ({where})", step["x"], ref["x"], tol=0),
                         same(f"step['s_prev'] ({where})", step["s_prev"], s_prev, tol=0))
-        return (f"my_act_step agrees with act_forward on {len(refs)} input steps of a network drawn at grading "
-                f"time: N equal, max |difference| in s^n, h^n, p, R and s_t {worst:.1e} <= 1e-10")
+        return (f"my_act_step agrees with act_numpy on {len(refs)} input steps of a network and states drawn at "
+                f"grading time: N equal, max |difference| in s^n, h^n, p, R and s_t {worst:.1e} <= 1e-10")
     return calls, verify
+
+
+def shaped_rows(value, n, where):
+    """The first ``n`` rows of ``value`` as a float array, or Wrong when it has fewer."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise Wrong(f"{where}: your step's arrays are not arrays of numbers") from None
+    if array.ndim == 0 or len(array) < n:
+        raise Wrong(f"{where}: your step holds {0 if array.ndim == 0 else len(array)} ponder steps, "
+                    f"fewer than N = {n}")
+    return array[:n]
 
 
 def ex3(rng):
@@ -130,7 +158,7 @@ def ex3(rng):
     def verify(entries):
         worst = 0.0
         B, T = SHAPES["B"], SHAPES["T"]
-        for entry, (setting, y_ref, N_ref, R_ref, steps_ref) in zip(entries, refs):
+        for entry, (setting, y_ref, N_ref, R_ref, steps_ref) in zip(entries, refs, strict=True):
             y, rho, N, R, steps = unpack(returned(entry), 5, "my_act_forward")
             same(f"N ({setting})", N, N_ref, tol=0)
             worst = max(worst, same(f"y ({setting})", y, y_ref), same(f"R ({setting})", R, R_ref),
@@ -161,7 +189,7 @@ def ex4(rng):
 
     def verify(entries):
         worst = 0.0
-        for entry, (N, dp, dR, ref) in zip(entries, refs):
+        for entry, (N, dp, dR, ref) in zip(entries, refs, strict=True):
             where = f"N = {N}, dp = {np.round(dp, 3).tolist()}, dR = {dR:.3f}"
             dh = np.asarray(returned(entry), dtype=float)
             if dh.shape != dp.shape:
@@ -200,7 +228,7 @@ def ex4b(rng):
 
     def verify(entries):
         worst, checked = 0.0, 0
-        for entry, (where, numeric) in zip(entries, refs):
+        for entry, (where, numeric) in zip(entries, refs, strict=True):
             dh = np.asarray(returned(entry), dtype=float)
             if dh.shape != numeric.shape:
                 raise Wrong(f"{where}: dh has shape {dh.shape}: one entry per halting unit, {numeric.shape}")
@@ -265,7 +293,7 @@ def ex5b(rng):
 
     def verify(entries):
         worst = 0.0
-        for entry, (where, ref) in zip(entries, refs):
+        for entry, (where, ref) in zip(entries, refs, strict=True):
             _, ds_prev = unpack(returned(entry), 2, "my_act_step_backward")
             worst = max(worst, same(f"ds_prev ({where})", ds_prev, ref, source="ponder_backward",
                                     hint="ds_prev is what the first ponder step sends back through W_s."))
@@ -293,7 +321,7 @@ def ex6(rng):
 
     def verify(entries):
         worst = 0.0
-        for entry, (setting, ref) in zip(entries, refs):
+        for entry, (setting, ref) in zip(entries, refs, strict=True):
             mine = _gradients(returned(entry), P, x, "my_act_backward")
             for k in ("W_y", "b_y", "W_h", "b_h", "W_s", "b_s", "W_x", "x"):
                 worst = max(worst, same(f"d{k} ({setting})", mine[k], ref[k], source="act_backward"))

@@ -9,7 +9,8 @@ import numpy as np
 import torch
 
 from act_beyond import pondernet as pn
-from .judge import Judged, Wrong, returned, same, shaped
+from .exchange import returned
+from .judge import Judged, Wrong, same, shaped
 
 
 def ex2(rng):
@@ -29,7 +30,7 @@ def ex2(rng):
 
     def verify(entries):
         worst = 0.0
-        for entry, (where, want) in zip(entries, refs):
+        for entry, (where, want) in zip(entries, refs, strict=True):
             mine = shaped(f"{where}: your gradient", returned(entry), want.shape)
             worst = max(worst, same(f"{where}: dKL/dz", mine, want, source="autograd",
                                     hint="The last entry is 0: p_N holds no lambda_N."))

@@ -5,15 +5,19 @@ profile hook, the names it reads) the answer can rewrite. The judge therefore si
 own process, as two preprocessors in ``c.Autograde.autograde_preprocessors``
 (scripts/nbgrader_config.py):
 
-- ``JudgeAnswers``, before ``Execute``: for every check cell it knows, it takes the notebook's
-  answer cells (the ``ex<number>-solution`` cells above the check), keeps by ``ast`` only their
-  definitions, imports and literal constants, and runs them with ``runner.py`` in a fresh
-  ``python -I`` in a temporary folder, with a time limit, the course's packages out of reach and
-  an audit hook that refuses files outside the standard library and NumPy (PyTorch where the
-  exercise allows it), subprocesses, sockets and ctypes. The exercise hands in the pieces it
-  allows (``sigmoid``). The inputs are drawn now, from fresh entropy; the references are computed
-  here, from the course's packages, before the learner's kernel has run at all; the results come
-  back as JSON. The verdicts wait in nbgrader's ``resources``, in memory.
+- ``JudgeAnswers``, before ``Execute``: for every check cell it knows, it takes the code cells
+  above it that are the learner's (the ``ex<number>-solution`` answer cells, and cells the
+  learner added), keeps by ``ast`` every top-level statement but bare expressions
+  (``keep_statements``), and runs them with ``runner.py`` in a fresh ``python -I`` in a
+  temporary folder, with a time limit, the course's packages out of reach and an audit hook
+  that refuses files outside the Python installation and its packages, the repository,
+  subprocesses, sockets and ctypes. The exercise hands in the pieces it allows (``sigmoid``).
+  The inputs are drawn now, from fresh entropy; the references are computed here, from the
+  course's packages, and never leave this process: the answer's process gets the calls on stdin
+  and sends back their outputs on stdout, read strictly (exchange.py). Every verdict is decided
+  here; whatever goes wrong while judging a cell scores that cell 0 with one line saying what,
+  so that autograde itself never fails on a submission. The verdicts wait in nbgrader's
+  ``resources``, in memory.
 - ``WriteVerdicts``, after ``Execute`` and before ``SaveAutoGrades``: each judged check cell's
   outputs are replaced by its verdict (a report on stdout, or an error naming the first number
   that differs), so nbgrader scores the verdict and nothing the kernel printed.
@@ -31,21 +35,21 @@ the calls to make with a ``verify`` that compares their results with the referen
 """
 
 import ast
-import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from act_experiments.files import ROOT
-
+from .exchange import AnswerError, Earlier, encode, exchange, one_line, plain_env, python_command, read_outputs, \
+    returned
 from .guard import PACKAGES
+from .seal import repository_entries
+
+__all__ = ["AnswerError", "Earlier", "Judged", "Verdict", "Wrong", "as_int", "judge_cell", "keep_statements",
+           "returned", "same", "shaped", "unpack"]
 
 RUNNER = Path(__file__).with_name("runner.py")
 SEAL = Path(__file__).with_name("seal.py")         # the runner's audit hook, copied beside it
@@ -85,7 +89,7 @@ def _source(cell):
 
 
 def _python(source):
-    """A cell's code as Python: IPython's magics become calls (which keep_definitions drops)."""
+    """A cell's code as Python: IPython's magics become calls (which keep_statements drops)."""
     try:
         from IPython.core.inputtransformer2 import TransformerManager
         return TransformerManager().transform_cell(source)
@@ -93,32 +97,17 @@ def _python(source):
         return source
 
 
-def _literal(node):
-    try:
-        ast.literal_eval(node)
-        return True
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-
-
-def keep_definitions(source):
-    """The statements of a cell that the judge runs: ``def``, ``class``, imports, and names bound to
-    literal constants (``EPS = 1e-9``). Everything else (calls, loops, prints, a hook installed at
-    the top of the cell) is dropped. Returns (code, dropped count); code '' when the cell does not parse."""
+def keep_statements(source):
+    """The statements of a cell that the judge runs, in order: every top-level statement but a bare
+    expression (a call for its display or its effect: ``print(...)``, ``plt.plot(...)``, an IPython
+    magic, ``get_ipython()...``). Imports, assignments of any value (``DTYPE = np.float64``,
+    ``sig = lambda z: ...``), ``def``, ``class`` and the rest are kept. Returns (code, dropped
+    count); code '' when the cell does not parse."""
     try:
         tree = ast.parse(_python(source))
     except SyntaxError:
         return "", 1
-    kept = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
-            kept.append(node)
-        elif (isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets)
-              and _literal(node.value)):
-            kept.append(node)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None \
-                and _literal(node.value):
-            kept.append(node)
+    kept = [node for node in tree.body if not isinstance(node, ast.Expr)]
     return ast.unparse(ast.Module(body=kept, type_ignores=[])), len(tree.body) - len(kept)
 
 
@@ -142,111 +131,79 @@ def course_imports(sources):
     return names
 
 
-# ---------------------------------------------------------------------------------- the exchange
-def _encode(value):
-    if isinstance(value, dict):
-        return {"dict": [[_encode(k), _encode(v)] for k, v in value.items()]}
-    if isinstance(value, (list, tuple)):
-        return {"list": [_encode(v) for v in value]}
-    if isinstance(value, Earlier):
-        return {"result": [value.call, value.item]}
-    if isinstance(value, (np.ndarray, np.generic)):
-        array = np.asarray(value)
-        kind = "f8" if array.dtype.kind == "f" else "i8" if array.dtype.kind in "iu" else "?"
-        return {"ndarray": [kind, list(array.shape), array.astype(kind).ravel().tolist()]}
-    return value
-
-
-def _decode(value):
-    if isinstance(value, dict):
-        if "ndarray" in value:
-            kind, shape, flat = value["ndarray"]
-            return np.array(flat, dtype=kind).reshape(shape)
-        if "dict" in value:
-            return {_decode(k): _decode(v) for k, v in value["dict"]}
-        if "list" in value:
-            return [_decode(v) for v in value["list"]]
-    return value
-
-
-@dataclass
-class Earlier:
-    """An argument that is what call number ``call`` returned (item ``item`` of it, or all of it)."""
-    call: int
-    item: int = None
-
-
-class AnswerError(Exception):
-    def __init__(self, ename, message):
-        super().__init__(message)
-        self.ename = ename
-
-
-def returned(entry):
-    """What one call returned, or raise AnswerError with the exception the answer raised."""
-    if "error" in entry:
-        raise AnswerError(*entry["error"])
-    return _decode(entry["value"])
-
-
+# ------------------------------------------------------------------------------------- the judge
 def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT):
-    """Run the answer cells' kept code and ``calls`` [(function name, args)] in the answer's own
-    process (runner.py).
+    """Run the kept cells ``cells`` [{"name", "code"}] and ``calls`` [(function name, args)] in
+    the answer's own process (runner.py), through exchange.py's channel.
 
-    Returns the runner's result: {"cells": None or [error name, message], "calls": [entry]}.
-    Raises AnswerError when the process gives no result (time limit, crash)."""
-    job = {"cells": cells, "calls": [{"function": f, "args": [_encode(a) for a in args]} for f, args in calls],
+    Returns (notes, entries): one-line notes on statements that stopped, and one entry per call
+    (exchange.read_outputs). Raises AnswerError when the process gives no readable outputs."""
+    job = {"cells": cells, "calls": [{"function": f, "args": [encode(a) for a in args]} for f, args in calls],
            "given": judged.given, "modules": judged.modules, "pieces": {n: n for n in _pieces(judged)},
-           "out_of_reach": out_of_reach, "blocked": list(judged.blocked) + ([] if judged.torch else ["torch"]), "why": judged.why, "torch": judged.torch,
-           "denied": [str(ROOT)]}
+           "out_of_reach": out_of_reach, "blocked": list(judged.blocked) + ([] if judged.torch else ["torch"]),
+           "why": judged.why, "denied": repository_entries()}
     with tempfile.TemporaryDirectory(prefix="act-judge-") as folder:
         runner = Path(folder) / "runner.py"
         shutil.copy(RUNNER, runner)
         shutil.copy(SEAL, Path(folder) / "seal.py")
-        (Path(folder) / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        env = {"PATH": os.defpath, "HOME": folder, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
-        try:
-            done = subprocess.run([sys.executable, "-I", str(runner), folder], cwd=folder, env=env,
-                                  capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise AnswerError("TimeoutError", f"your answer did not finish within {timeout} s") from None
-        made = Path(folder) / "result.json"
-        if done.returncode != 0 or not made.is_file():
-            last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
-            raise AnswerError("RuntimeError", f"the process that runs your answer stopped: {last}")
-        try:
-            return json.loads(made.read_text(encoding="utf-8"))
-        except ValueError:
-            raise AnswerError("RuntimeError", "your answer's results could not be read") from None
+        out = exchange(python_command(runner, folder), job, folder, plain_env(folder), timeout)
+    return read_outputs(out, len(calls))
 
 
 def _pieces(judged):
     return sorted({p for pieces in judged.allowed.values() for p in pieces})
 
 
-def judge_cell(nb, index, judged, check, rng, timeout=TIMEOUT):
-    """The Verdict on check cell ``index`` of the notebook ``nb`` (a dict or NotebookNode)."""
-    cells = nb["cells"]
-    answers = [_source(c) for c in cells[:index] if c["cell_type"] == "code" and cell_role(c) == "solution"]
-    lesson = [_source(c) for c in cells if c["cell_type"] == "code" and cell_role(c) != "solution"]
-    kept = [keep_definitions(s)[0] for s in answers]
-    out_of_reach = {k: v for k, v in course_imports(lesson).items() if k not in _pieces(judged)}
-    calls, verify = check(rng)
+def answer_cells(cells, index, lesson):
+    """The cells the judge runs for check cell ``index``: every answer cell above it and every code
+    cell above it that the learner added (no nbgrader role, and not a lesson cell: ``lesson`` holds
+    the lesson cells' sources, stripped), in order, as [{"name", "code"}] of their kept statements."""
+    found = []
+    for number, cell in enumerate(cells[:index]):
+        if cell["cell_type"] != "code":
+            continue
+        source, meta = _source(cell), cell.get("metadata", {}).get("nbgrader")
+        if cell_role(cell) == "solution":
+            found.append({"name": f"<{meta.get('grade_id', 'answer cell')}>", "code": keep_statements(source)[0]})
+        elif not meta and source.strip() and source.strip() not in lesson:
+            found.append({"name": f"<your cell {number + 1}>", "code": keep_statements(source)[0]})
+    return found
+
+
+def judge_cell(nb, index, judged, check, rng, timeout=TIMEOUT, lesson=frozenset()):
+    """The Verdict on check cell ``index`` of the notebook ``nb`` (a dict or NotebookNode). Never
+    raises: whatever goes wrong while judging scores the cell 0, with one line saying what."""
     try:
-        result = run_answer(kept, calls, judged, out_of_reach, timeout=timeout)
-        if result["cells"] is not None:
-            raise AnswerError(result["cells"][0], f"your answer cells stop with {result['cells'][0]}: "
-                                                  f"{result['cells'][1]}")
-        report = verify([e for e in result["calls"]])
-    except AnswerError as err:
-        return Verdict(False, str(err), err.ename)
-    except Wrong as err:
-        return Verdict(False, str(err), "AssertionError")
-    noted = sorted({w for e in result["calls"] for w in e.get("warnings", [])})
-    if noted:
-        report += "\nnote: your answer raised " + "; ".join(noted[:3]) + " (shown here, not counted)"
-    return Verdict(True, report)
+        return _judge_cell(nb, index, judged, check, rng, timeout, lesson)
+    except Exception as err:                                    # noqa: BLE001 (a verdict, not a crash)
+        return Verdict(False, one_line(f"the judge could not grade this answer ({type(err).__name__}: {err}); "
+                                       "it scores 0"), type(err).__name__)
+
+
+def _judge_cell(nb, index, judged, check, rng, timeout, lesson):
+    cells = nb["cells"]
+    lesson_code = [_source(c) for c in cells if c["cell_type"] == "code" and cell_role(c) != "solution"]
+    out_of_reach = {k: v for k, v in course_imports(lesson_code).items() if k not in _pieces(judged)}
+    calls, verify = check(rng)
+    notes = []
+    try:
+        notes, entries = run_answer(answer_cells(cells, index, lesson), calls, judged, out_of_reach, timeout=timeout)
+        report = verify(entries)
+    except (AnswerError, Wrong) as err:
+        ename = err.ename if isinstance(err, AnswerError) else "AssertionError"
+        return Verdict(False, one_line(str(err)) + _noted(notes, "; "), ename)
+    warned = sorted({w for e in entries for w in e.get("warnings", [])})
+    if warned:
+        report += "\nnote: your answer raised " + "; ".join(warned[:3]) + " (shown here, not counted)"
+    return Verdict(True, report + _noted(notes, "\n"))
+
+
+def _noted(notes, joint):
+    """The statements of the learner's cells that stopped, as one note (they cost nothing themselves)."""
+    if not notes:
+        return ""
+    return joint + one_line("note: in your cells, " + "; ".join(notes) + " (the other statements ran; "
+                            "a check loses its points only when its calls fail)", 600)
 
 
 def cell_role(cell):
@@ -300,8 +257,8 @@ def shaped(what, value, shape):
 def as_int(value, what):
     try:
         number = np.asarray(value)
-        if number.shape != () or number != int(number):
+        if number.shape != () or not np.isfinite(number) or number != int(number):
             raise ValueError
         return int(number)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise Wrong(f"{what} should be a whole number, not {value!r}") from None

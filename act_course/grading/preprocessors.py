@@ -1,13 +1,17 @@
-"""nbgrader's side of act_course.grading.judge: two preprocessors for ``nbgrader autograde``.
+"""nbgrader's side of act_course.grading.judge: the preprocessors of ``nbgrader autograde``.
 
 scripts/nbgrader_config.py puts them around nbgrader's ``Execute``:
 
-    JudgeAnswers, Execute, WriteVerdicts, IgnorePattern, ..., SaveAutoGrades, ...
+    JudgeAnswers, SealedExecute, WriteVerdicts, ErrorsScoreZero, IgnorePattern, ..., SaveAutoGrades, ...
 
 ``JudgeAnswers`` judges every judged check cell before the learner's kernel runs, and keeps the
-verdicts in nbgrader's ``resources`` (memory of nbgrader's own process); ``WriteVerdicts``
-replaces those cells' outputs by the verdicts once the kernel has run, so that ``SaveAutoGrades``
-scores the verdict: full points for a report on stdout, none for an error.
+verdicts in nbgrader's ``resources`` (memory of nbgrader's own process); ``SealedExecute`` runs
+the notebook in a sealed kernel; ``WriteVerdicts`` replaces the judged cells' outputs by the
+verdicts once the kernel has run, so that ``SaveAutoGrades`` scores the verdict: full points for
+a report on stdout, none for an error. ``ErrorsScoreZero``: nbgrader scores a check cell by the
+first output it meets, an ``execute_result`` it reads as partial credit before an error that
+follows it; a check cell with an error (or stderr) anywhere in its outputs keeps that output
+alone, so that it scores 0 whatever was published first.
 """
 
 import os
@@ -18,7 +22,7 @@ from nbgrader.exchange.default import Exchange
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, List, Unicode
 
-from .registry import judge_notebook
+from .registry import failed_all, judge_notebook, lesson_cells
 from .seal import kernel_line
 
 KEY = "act_judge_verdicts"
@@ -35,11 +39,26 @@ class JudgeAnswers(Preprocessor):
     enabled = Bool(True)        # nbconvert's preprocessors are off unless enabled
 
     def preprocess(self, nb, resources):
-        resources[KEY] = judge_notebook(nb, _name(resources))
+        name = _name(resources)
+        try:
+            resources[KEY] = judge_notebook(nb, name, lesson=self.lesson(resources, name))
+        except Exception as err:                                # noqa: BLE001 (every judged check fails)
+            self.log.error("the judge could not run on %s: %r", name, err)
+            resources[KEY] = failed_all(nb, name, err)
         if resources[KEY]:
             self.log.info("judged %d check cells outside the kernel: %d passed", len(resources[KEY]),
                           sum(v.passed for v in resources[KEY].values()))
         return nb, resources
+
+
+    def lesson(self, resources, name):
+        """The lesson cells of the course's own source of this notebook (a teacher may have edited
+        it), or None for the repository's."""
+        assignment = resources.get("nbgrader", {}).get("assignment")
+        course = self.config.CourseDirectory
+        source = os.path.join(course.get("root", os.getcwd()), course.get("source_directory", "source"),
+                              assignment or "", f"{name}.ipynb")
+        return lesson_cells(source) if assignment and os.path.isfile(source) else None
 
 
 class WriteVerdicts(Preprocessor):
@@ -60,6 +79,24 @@ class WriteVerdicts(Preprocessor):
             else:
                 cell.outputs = [nbformat.v4.new_output("error", ename=verdict.ename, evalue=verdict.text,
                                                        traceback=[head + f"{verdict.ename}: {verdict.text}"])]
+        return nb, resources
+
+
+class ErrorsScoreZero(Preprocessor):
+    """A graded code cell with an error output (or stderr) anywhere keeps that output alone, so that
+    nbgrader, which reads the first output it meets, scores it 0 whatever was published before."""
+
+    enabled = Bool(True)
+
+    def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if cell.cell_type != "code" or not meta.get("grade"):
+                continue
+            failed = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"] or \
+                [o for o in cell.get("outputs", []) if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+            if failed:
+                cell.outputs = [failed[0]]
         return nb, resources
 
 

@@ -1,24 +1,29 @@
 """The program that runs a learner's answer for act_course.grading.judge, in a process of its own.
 
-    python -I runner.py FOLDER               # reads FOLDER/job.json, writes FOLDER/result.json
+    python -I runner.py FOLDER      # reads the job on stdin, writes the outputs on stdout
 
 It is a script, not a module of the course: it imports nothing of the course but seal.py, which
 the judge copies beside it and which needs only the standard library; the judge runs a copy of
-it in a fresh temporary FOLDER under ``python -I`` (no PYTHONPATH, no user site, no
-current folder on the path). In order, it
+it in a fresh temporary FOLDER under ``python -I`` (no PYTHONPATH, no user site, no current
+folder on the path). Nothing of the judge's is beside it: no job file, no reference value (the
+job holds the code and the calls' inputs only). In order, it
 
-1. reads the job: the answer cells' code (definitions, imports and literal constants, already
-   kept by ``ast`` in the judge), the names the exercise hands in, the packages out of reach, and
-   the calls to make;
-2. imports NumPy (and PyTorch when the exercise allows it), then puts out of reach the course's
-   packages (an import of one fails) and installs the grading seal's audit hook (seal.py), told
-   to refuse any file outside the standard library, NumPy, PyTorch and FOLDER, and subprocesses,
-   sockets and ctypes; the hook reads nothing that an answer could rebind;
-3. runs the answer's code, then each call, with the warnings it raises recorded and what it
-   prints kept apart;
-4. writes the results as JSON (arrays as dtype, shape and a flat list of values; no pickle).
+1. reads the job from stdin: the kept statements of the answer cells and of the learner's own
+   cells (judge.keep_statements), the names the exercise hands in, the packages out of reach,
+   and the calls to make; keeps a copy of its stdout for the outputs and points fd 1 at
+   /dev/null, so that what the answer prints goes nowhere;
+2. imports NumPy, puts out of reach the course's packages (and those the exercise refuses:
+   an import binds names whose calls fail with one line saying why) and installs the grading
+   seal's audit hook (seal.py), told to refuse any file outside the Python installation, its
+   packages and FOLDER, the repository the course comes from, subprocesses, sockets and ctypes;
+3. runs the kept statements one by one, in order, noting those that stop and going on, then
+   each call, with the warnings it raises recorded and what it prints kept apart;
+4. writes the outputs as one JSON document (arrays as dtype, shape and a flat list of values;
+   no pickle) on its copy of stdout.
 
-An audit hook cannot be removed once installed, so nothing the answer does can lift step 2.
+The answer runs in this process and can reach all of it: its frames, the job, this file's
+functions. That is why the judge believes none of it but the outputs, read strictly and
+compared with references that never leave the judge's process (act_course/grading/exchange.py).
 """
 
 import ast
@@ -93,6 +98,9 @@ def load_seal(folder):
     return module
 
 
+MAX_VALUES = 1_000_000        # numbers in one output (exchange.MAX_VALUES, which the judge holds)
+
+
 def encode(value, depth=0):
     """A JSON-able copy of what an answer returned; arrays as {"ndarray": [dtype, shape, values]}."""
     import numpy as np
@@ -109,6 +117,8 @@ def encode(value, depth=0):
     array = np.asarray(value)
     if array.dtype.kind not in "biuf":
         raise TypeError(f"returns a {type(value).__name__}, not numbers")
+    if array.size > MAX_VALUES:
+        raise ValueError(f"returns an array of {array.size} numbers, more than the judge reads ({MAX_VALUES})")
     kind = "f8" if array.dtype.kind == "f" else "i8" if array.dtype.kind in "iu" else "?"
     return {"ndarray": [kind, list(array.shape), array.astype(kind).ravel().tolist()]}
 
@@ -129,33 +139,78 @@ def decode(value, results):
     return value
 
 
-def run_cell(code, name, namespace, blocked, why):
-    """Run one answer cell statement by statement; an import of the course binds OutOfReach names."""
-    for node in ast.parse(code, filename=name).body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            module = node.module if isinstance(node, ast.ImportFrom) else None
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and module.split(".")[0] in blocked:
-                for alias in node.names:
-                    piece = PIECES.get(alias.name) if alias.name in namespace.get("__pieces__", ()) else None
-                    namespace[alias.asname or alias.name] = piece or OutOfReach(f"{module}.{alias.name}", why)
-                continue
-            if isinstance(node, ast.Import) and any(a.name.split(".")[0] in blocked for a in node.names):
-                for alias in node.names:
-                    bound = alias.asname or alias.name.split(".")[0]
-                    namespace[bound] = OutOfReach(alias.name if alias.asname else bound, why)
-                continue
-        exec(compile(ast.Module(body=[node], type_ignores=[]), name, "exec"), namespace)
+def bind_import(node, namespace, blocked, why):
+    """An import of the course's packages binds OutOfReach names (or the piece the exercise hands
+    in) instead of failing: True when ``node`` was such an import, and nothing else is to be run."""
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in blocked:
+        for alias in node.names:
+            piece = PIECES.get(alias.name) if alias.name in namespace.get("__pieces__", ()) else None
+            namespace[alias.asname or alias.name] = piece or OutOfReach(f"{node.module}.{alias.name}", why)
+        return True
+    if isinstance(node, ast.Import) and any(a.name.split(".")[0] in blocked for a in node.names):
+        for alias in node.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            if alias.name.split(".")[0] in blocked:
+                namespace[bound] = OutOfReach(alias.name if alias.asname else bound, why)
+            else:
+                one = ast.fix_missing_locations(ast.Module(body=[ast.copy_location(ast.Import(names=[alias]), node)],
+                                                           type_ignores=[]))
+                exec(compile(one, "<import>", "exec"), namespace)
+        return True
+    return False
+
+
+def run_cells(cells, namespace, blocked, why):
+    """Run the kept cells statement by statement, in order. A statement that stops (an import that
+    fails, a name not defined here) is noted and the next one runs: only the calls that then fail
+    cost points. Returns the notes: [where, what stopped it]."""
+    stopped = []
+    for cell in cells:
+        try:
+            body = ast.parse(cell["code"], filename=cell["name"]).body
+        except SyntaxError as err:
+            stopped.append([f"{cell['name']}:", f"SyntaxError: {err.msg} (line {err.lineno})"])
+            continue
+        for node in body:
+            try:
+                if not bind_import(node, namespace, blocked, why):
+                    exec(compile(ast.Module(body=[node], type_ignores=[]), cell["name"], "exec"), namespace)
+            except BaseException as err:                         # noqa: BLE001 (noted, not raised)
+                line = ast.unparse(node).splitlines()[0][:80]
+                stopped.append([f"{cell['name']}: `{line}`", f"stopped with {type(err).__name__}: {str(err)[:200]}"])
+    return stopped
+
+
+def make_call(call, namespace, raw, printed):
+    """One call of the answer's function: its output entry, {"value": ...} or {"error": ...}."""
+    function = namespace.get(call["function"])
+    entry = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            if not callable(function):
+                raise NameError(f"no function {call['function']} is defined in your answer cells")
+            args = [decode(a, raw) for a in call["args"]]
+            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+                value = function(*args)
+            raw.append(value)
+            entry["value"] = encode(value)
+        except BaseException as err:                             # noqa: BLE001
+            raw.append(None)
+            entry = {"error": [type(err).__name__, f"{call['function']} raised {type(err).__name__}"
+                               + (f": {str(err)[:2000]}" if str(err) else "")]}
+    entry["warnings"] = sorted({f"{w.category.__name__}: {w.message}" for w in caught})[:5]
+    return entry
 
 
 def main(folder):
     folder = os.path.realpath(folder)
-    with open(os.path.join(folder, "job.json"), encoding="utf-8") as f:
-        job = json.load(f)
+    job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    # the one way back to the judge; the answer's own prints and fd 1 go to /dev/null
+    channel = os.dup(1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
     import numpy as np
     modules = {"np": np, "numpy": np, "math": math}
-    if job.get("torch"):
-        import torch
-        modules["torch"] = torch
     import importlib.util
     denied = []
     for name in job["blocked"]:
@@ -163,14 +218,12 @@ def main(folder):
             spec = importlib.util.find_spec(name)
         except (ImportError, ValueError):
             spec = None
-        if spec is not None:
+        if spec is not None and (spec.submodule_search_locations or spec.origin):
             denied += [folder_of(p) for p in (spec.submodule_search_locations or [os.path.dirname(spec.origin)])]
     denied = tuple(folder_of(p) for p in job.get("denied", [])) + tuple(denied)
-    allowed = [folder_of(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")]
-    allowed += [folder_of(os.path.dirname(np.__file__)), folder]
-    if job.get("torch"):
-        allowed.append(folder_of(os.path.dirname(modules["torch"].__file__)))
-    allowed.append("/dev/null" + os.sep)
+    paths = sysconfig.get_paths()
+    allowed = [folder_of(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib")]
+    allowed += [folder_of(os.path.dirname(np.__file__)), folder, "/dev/null" + os.sep]
     why = job["why"]
     for name in list(sys.modules):
         if name.split(".")[0] in job["blocked"]:
@@ -187,37 +240,16 @@ def main(folder):
     for name, dotted in job["out_of_reach"].items():
         namespace[name] = OutOfReach(dotted, why)
     namespace.update(job["given"])
-    result = {"cells": None, "calls": []}
     printed = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-            for index, code in enumerate(job["cells"]):
-                run_cell(code, f"<answer cell {index + 1}>", namespace, tuple(job["blocked"]), why)
-    except BaseException as err:                                 # noqa: BLE001 (reported, not raised)
-        result["cells"] = [type(err).__name__, str(err)[:2000] or "(no message)"]
-    raw = []
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        stopped = run_cells(job["cells"], namespace, tuple(job["blocked"]), why)
+    raw, calls = [], []
     for call in job["calls"]:
-        entry = {}
-        if result["cells"] is None:
-            function = namespace.get(call["function"])
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    if not callable(function):
-                        raise NameError(f"no function {call['function']} is defined in the answer cells")
-                    args = [decode(a, raw) for a in call["args"]]
-                    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-                        value = function(*args)
-                    raw.append(value)
-                    entry["value"] = encode(value)
-                except BaseException as err:                     # noqa: BLE001
-                    raw.append(None)
-                    entry["error"] = [type(err).__name__, f"{call['function']} raised {type(err).__name__}"
-                                      + (f": {str(err)[:2000]}" if str(err) else "")]
-            entry["warnings"] = sorted({f"{w.category.__name__}: {w.message}" for w in caught})[:5]
-        result["calls"].append(entry)
-    with open(os.path.join(folder, "result.json"), "w", encoding="utf-8") as f:
-        json.dump(result, f)
+        calls.append(make_call(call, namespace, raw, printed))
+    # non-finite numbers go back as JSON's NaN and Infinity: the judge refuses them
+    data = json.dumps({"statements": stopped, "calls": calls}).encode("utf-8")
+    while data:
+        data = data[os.write(channel, data):]
 
 
 if __name__ == "__main__":

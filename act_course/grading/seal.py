@@ -11,6 +11,14 @@ that refuses, for the rest of the kernel's life,
   kernels) and, when the course is installed from a checkout, every entry of the repository but
   the course's packages, results/ and the venv (notebooks/, build/, .git, ...);
 - to open any notebook (``*.ipynb``), anywhere, and any SQLite database (``sqlite3.connect``);
+- whatever the path's form: str, bytes or a pathlib path, resolved to its real path (links and
+  ``..`` followed, as the system does); a relative path read from the working folder and from
+  every folder the process holds open, since a ``dir_fd`` (``os.open(b"../x", dir_fd=fd)``, what
+  ``openat`` does) never reaches the hook; a listing or walk through a descriptor
+  (``os.listdir(fd)``, ``os.scandir(fd)``, ``os.fwalk(dir_fd=fd)``) checked on the folder the
+  system's table says it names. The repositories the course comes from (the one its packages are
+  installed from, and the one the venv lives in) are denied but their packages, results/ and
+  the venv, so a climb from site-packages reaches nothing;
 - subprocesses (``subprocess``, ``os.system``, ``os.exec*``, ``os.posix_spawn``, ``os.fork``,
   ``_posixsubprocess.fork_exec``), sockets' connections, calls through ctypes, new interpreters,
   tracing, and a shared library loaded from anywhere but the Python installation and the
@@ -21,7 +29,8 @@ that refuses, for the rest of the kernel's life,
 An answer's code can rebind anything a module reads at call time (``os.path.realpath``,
 ``builtins.isinstance``, this module's globals). The hook therefore reads no global name: what it
 calls is bound as a default argument when the seal is made, and setting ``__defaults__`` or
-``__code__`` of a function of this file is refused. What it does not stop: native code that
+``__code__`` of a function of this file is refused. What it does not stop: ``os.stat`` and the
+like, which Python audits nowhere (they tell a file's size and times, never its content); native code that
 corrupts memory (crafted bytecode, say) can defeat any hook in the process, and a learner who
 has the published solutions can paste them; docs/teaching.md says what a teacher can do.
 """
@@ -59,21 +68,33 @@ def folder(path):
     return os.path.realpath(path).rstrip(os.sep) + os.sep
 
 
-def repository_entries(package="act_numpy"):
-    """The entries of the repository the course's packages are installed from, but the packages,
-    results/ and the venv; [] when the course is installed from a wheel (no notebooks/ beside them)."""
+def checkouts(package="act_numpy"):
+    """The repositories the course may be read from: the one its packages are installed from, and
+    the one the venv lives in (``make lab`` puts it at the repository's .venv), each the folder
+    that holds notebooks/ or .git beside the course's packages."""
     import importlib.util
-
-    from .guard import PACKAGES
+    found = []
     spec = importlib.util.find_spec(package)
-    if spec is None or not spec.origin:
-        return []
-    root = os.path.dirname(os.path.dirname(os.path.realpath(spec.origin)))
-    if not (os.path.isdir(os.path.join(root, "notebooks")) or os.path.exists(os.path.join(root, ".git"))):
-        return []
+    if spec is not None and spec.origin:
+        found.append(os.path.dirname(os.path.dirname(os.path.realpath(spec.origin))))
+    here = os.path.realpath(sys.prefix)
+    while os.path.dirname(here) != here:
+        here = os.path.dirname(here)
+        if os.path.isdir(os.path.join(here, package)):
+            found.append(here)
+            break
+    return [root for k, root in enumerate(found) if root not in found[:k] and (
+        os.path.isdir(os.path.join(root, "notebooks")) or os.path.exists(os.path.join(root, ".git")))]
+
+
+def repository_entries(package="act_numpy"):
+    """The entries of the repositories the course comes from (``checkouts``), but the course's
+    packages, results/ and the folder that holds the venv; [] when the course is installed from a
+    wheel outside any checkout."""
+    from .guard import PACKAGES
     keep = set(PACKAGES) | {"results"}
     venv = folder(sys.prefix)
-    return [os.path.join(root, entry) for entry in sorted(os.listdir(root))
+    return [os.path.join(root, entry) for root in checkouts(package) for entry in sorted(os.listdir(root))
             if entry not in keep and not venv.startswith(folder(os.path.join(root, entry)))]
 
 
@@ -95,10 +116,13 @@ def seal(denied, allowed=(), writable=(), only=(), refused=REFUSED):
     path_types = (str, bytes, pathlib.PurePosixPath, pathlib.PosixPath, os.DirEntry)
     pathlib_classes = (pathlib.PurePath, pathlib.PurePosixPath, pathlib.Path, pathlib.PosixPath)
     resolve = _resolver(os.getcwd, os.lstat, os.readlink, os.fspath, str, bytes, type, OSError, ValueError, TypeError)
+    import fcntl
+    where, folders = _descriptors(os.listdir, os.readlink, fcntl.fcntl, os.stat, stat.S_IFDIR,
+                                  OSError, ValueError, TypeError, int, str, type)
     _import_now()
     _take_away_fork_exec()
     bound = dict(
-        resolve=resolve, denied=denied, allowed=allowed, only=only, libraries=prefixes + SYSTEM_LIBRARIES,
+        resolve=resolve, where=where, folders=folders, fspath=os.fspath, bytes_=bytes, denied=denied, allowed=allowed, only=only, libraries=prefixes + SYSTEM_LIBRARIES,
         frozen=frozen, refused=tuple(refused), paths=tuple(PATHS.items()), writes=WRITES,
         library_suffixes=LIBRARY_SUFFIXES, own_proc=f"/proc/{os.getpid()}/", stat_=os.stat, ifdir=stat.S_IFDIR,
         refusal=PermissionError, oserror=OSError, type_=type, str_=str, int_=int, path_types=path_types,
@@ -128,10 +152,11 @@ def _take_away_fork_exec():
 
 def _resolver(getcwd, lstat, readlink, fspath, str_, bytes_, type_, oserror, valueerror, typeerror):
     """``os.path.realpath`` written again with only the functions handed in, bound now (a learner
-    who rebinds ``os.path`` changes nothing): ``resolve(path)``, the real absolute path as a str,
-    or None for what is not a path."""
-    def resolve(path, getcwd=getcwd, lstat=lstat, readlink=readlink, fspath=fspath, str_=str_, bytes_=bytes_,
-                type_=type_, oserror=oserror, valueerror=valueerror, typeerror=typeerror):
+    who rebinds ``os.path`` changes nothing): ``resolve(path, base=None)``, the real absolute path
+    as a str, a relative path read from the folder ``base`` (the working folder by default), or
+    None for what is not a path."""
+    def resolve(path, base=None, getcwd=getcwd, lstat=lstat, readlink=readlink, fspath=fspath, str_=str_,
+                bytes_=bytes_, type_=type_, oserror=oserror, valueerror=valueerror, typeerror=typeerror):
         try:
             path = fspath(path)
             if type_(path) is bytes_:
@@ -141,7 +166,7 @@ def _resolver(getcwd, lstat, readlink, fspath, str_, bytes_, type_, oserror, val
         if type_(path) is not str_:
             return None
         if not path.startswith("/"):
-            path = getcwd() + "/" + path
+            path = (getcwd() if base is None else base) + "/" + path
         done, todo, hops = [], path.split("/"), 0
         while todo:
             part = todo.pop(0)
@@ -170,6 +195,43 @@ def _resolver(getcwd, lstat, readlink, fspath, str_, bytes_, type_, oserror, val
     return resolve
 
 
+def _descriptors(listdir, readlink, fcntl, stat_, ifdir, oserror, valueerror, typeerror, int_, str_, type_):
+    """What the process's descriptors name, from the system's own table, with only the functions
+    handed in: ``where(fd)``, the path descriptor ``fd`` was opened on (None when unknown), and
+    ``folders()``, every folder the process holds open (None when the table cannot be read).
+
+    A path given with ``dir_fd`` (``os.open(b"../x", dir_fd=fd)``, what ``openat`` does) reaches
+    the audit hook without its descriptor, so the hook reads a relative path from every folder the
+    process holds open, as well as from the working folder."""
+    def where(fd, readlink=readlink, fcntl=fcntl, oserror=oserror, valueerror=valueerror, typeerror=typeerror,
+              str_=str_, type_=type_):
+        try:
+            path = readlink("/proc/self/fd/" + str_(fd))                     # Linux
+        except (oserror, valueerror, typeerror):
+            try:
+                path = fcntl(fd, 50, b"\0" * 1024).split(b"\0")[0].decode("utf-8", "surrogateescape")  # macOS
+            except (oserror, valueerror, typeerror):
+                return None
+        return path if type_(path) is str_ and path.startswith("/") else None
+
+    def folders(listdir=listdir, where=where, stat_=stat_, ifdir=ifdir, oserror=oserror, valueerror=valueerror,
+                int_=int_):
+        try:
+            numbers = listdir("/dev/fd")
+        except (oserror, valueerror):
+            return None
+        found = []
+        for name in numbers:
+            try:
+                path = where(int_(name))
+                if path is not None and stat_(path).st_mode & 0o170000 == ifdir:
+                    found.append(path)
+            except (oserror, valueerror):
+                continue
+        return found
+    return where, folders
+
+
 def _hook(check, bound):
     """The audit hook, its names bound as defaults (``bound``): it reads no global. ``check``
     (``_checker``) judges each path an event names."""
@@ -177,7 +239,7 @@ def _hook(check, bound):
              refused=bound["refused"], paths=bound["paths"], writes=bound["writes"], refusal=bound["refusal"],
              type_=bound["type_"], str_=bound["str_"], int_=bound["int_"], path_types=bound["path_types"],
              pathlib_classes=bound["pathlib_classes"], function_type=bound["function_type"],
-             seal_file=bound["seal_file"], guarded=bound["guarded"]):
+             seal_file=bound["seal_file"], guarded=bound["guarded"], where=bound["where"]):
         if event.startswith(refused):
             raise refusal(f"{event} is refused while a submission is graded")
         if event == "object.__setattr__" or event == "object.__delattr__":     # deleting __defaults__ is setting None
@@ -211,27 +273,27 @@ def _hook(check, bound):
             writing = (type_(mode) is str_ and ("w" in mode or "a" in mode or "x" in mode or "+" in mode)) \
                 or (type_(flags) is int_ and flags & 0o3103 != 0)     # O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND
         for path in args[:count]:
-            if type_(path) is not int_:         # an open descriptor: what it names was checked when opened
+            if type_(path) is not int_:
                 check(event, "." if path is None else path, writing)
+            elif event != "open":               # listing, walking, changing through a descriptor
+                named = where(path)
+                if named is None:
+                    raise refusal(f"{event} through a descriptor the grading seal cannot read")
+                check(event, named, writing)
+            # open(fd) wraps a descriptor already open: what it names was checked when it was opened
     return hook
 
 
 def _checker(bound):
-    """``check(event, path, writing)``: raise PermissionError if the seal refuses ``path``; every
-    name it uses is bound as a default (``bound``)."""
-    def check(event, path, writing, resolve=bound["resolve"], denied=bound["denied"], allowed=bound["allowed"],
-              only=bound["only"], frozen=bound["frozen"], library_suffixes=bound["library_suffixes"],
-              own_proc=bound["own_proc"], stat_=bound["stat_"], ifdir=bound["ifdir"], refusal=bound["refusal"],
-              oserror=bound["oserror"], type_=bound["type_"], str_=bound["str_"], path_types=bound["path_types"]):
-        if type_(path) not in path_types:
-            raise refusal(f"{event}: a path of type {type_(path).__name__} is refused while a submission "
-                          "is graded (a str, bytes or pathlib path is not)")
-        real = resolve(path)
+    """``check(event, path, writing)``: raise PermissionError if the seal refuses ``path`` (str,
+    bytes or a pathlib path; a relative one read from the working folder and from every folder
+    the process holds open); every name it uses is bound as a default (``bound``)."""
+    def check_real(event, path, real, writing, denied=bound["denied"], allowed=bound["allowed"],
+                   only=bound["only"], frozen=bound["frozen"], library_suffixes=bound["library_suffixes"],
+                   own_proc=bound["own_proc"], stat_=bound["stat_"], ifdir=bound["ifdir"], refusal=bound["refusal"],
+                   oserror=bound["oserror"]):
         if real is None:
             raise refusal(f"{event}: a path the grading seal cannot read")
-        if event == "open" and type_(path) is str_ and not path.startswith("/") and ".." in path.split("/"):
-            # with dir_fd, a relative path is read from a folder the hook does not see
-            raise refusal(f"open {path!r}: a relative path that climbs up is refused while a submission is graded")
         lower, inside = real.lower(), real.rstrip("/") + "/"
         if lower.endswith(".ipynb"):
             raise refusal(f"{event} {path!r}: notebooks cannot be read while a submission is graded")
@@ -258,6 +320,27 @@ def _checker(bound):
                 if name.startswith(inside):
                     raise refusal(f"open {path!r}: a folder that holds a denied one is refused while a "
                                   "submission is graded")
+
+    def check(event, path, writing, resolve=bound["resolve"], folders=bound["folders"], fspath=bound["fspath"],
+              bytes_=bound["bytes_"], type_=bound["type_"], str_=bound["str_"], path_types=bound["path_types"],
+              refusal=bound["refusal"], check_real=check_real):
+        if type_(path) not in path_types:
+            raise refusal(f"{event}: a path of type {type_(path).__name__} is refused while a submission "
+                          "is graded (a str, bytes or pathlib path is not)")
+        text = fspath(path)
+        text = text.decode("utf-8", "surrogateescape") if type_(text) is bytes_ else text
+        if type_(text) is not str_:
+            raise refusal(f"{event}: a path the grading seal cannot read")
+        if text.startswith("/"):
+            return check_real(event, path, resolve(text), writing)
+        # relative: read from the working folder, and from every folder held open, since a dir_fd
+        # given beside it never reaches the hook
+        bases = folders()
+        if bases is None and ".." in text.split("/"):
+            raise refusal(f"{event} {path!r}: a relative path that climbs up is refused while a submission is graded")
+        check_real(event, path, resolve(text), writing)
+        for base in bases or ():
+            check_real(event, path, resolve(text, base), writing)
     return check
 
 
