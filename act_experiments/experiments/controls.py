@@ -26,6 +26,7 @@ import numpy as np
 
 from act_experiments import tables
 from act_experiments.figures import draw_main, save_figure
+from act_experiments.plots.style import DIFFICULTY_LABEL
 from act_experiments.sweeps import launch
 from act_experiments.sweeps.reading import fixed_key, load_sweep, NO_ACT, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, keys, mean_se
@@ -113,12 +114,6 @@ def ladder(pair):
 # The figure
 # ---------------------------------------------------------------------------------------------
 
-DIFFICULTY_LABEL = {
-    "parity": "number of non-zero bits",
-    "logic": "number of gates in the input vector",
-    "addition": "number of digits of the input number",
-    "sort": "sequence length (numbers to sort)",
-}
 ACT_COLOUR, FIXED_COLOUR, BASELINE_COLOUR = "tab:blue", "tab:orange", "0.4"
 MAX_BINS = 8          # parity's 16 bit counts in 8 bins, as the parity figures do
 

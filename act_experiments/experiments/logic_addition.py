@@ -26,7 +26,7 @@ import numpy as np
 from act_experiments import tables
 from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots import tau_sweep
-from act_experiments.plots.style import tau_colours
+from act_experiments.plots.style import DIFFICULTY_LABEL, tau_colours
 from act_experiments.sweeps import launch, reading, stats
 from act_experiments.sweeps.stats import taus
 
@@ -37,11 +37,6 @@ SWEEPS = {
     "addition": ("addition", "addition_long", "addition_small"),
 }
 
-# What the x axis of the difficulty figure counts, per task (act_experiments.data.tasks.difficulty).
-DIFFICULTY_LABEL = {
-    "logic": "number of gates in the input vector",
-    "addition": "number of digits of the input number",
-}
 TASK_TITLE = {"logic": "Logic", "addition": "Addition"}
 BASELINE_COLOUR = "0.4"
 

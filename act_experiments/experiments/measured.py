@@ -34,6 +34,7 @@ from scipy import stats as scipy_stats
 from act_experiments.sweeps import probe
 from act_experiments import tables
 from act_experiments.figures import draw_main, save_figure
+from act_experiments.plots.style import DIFFICULTY_LABEL
 from act_experiments.sweeps import launch
 from act_experiments.sweeps.reading import load_sweep, random_key, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, mean_se
@@ -190,7 +191,7 @@ def plot_measured(m):
             if len(x):
                 ax.plot(x, mean, marker="o", ms=3, color=colour, label=name)
                 ax.fill_between(x, low, high, color=colour, alpha=0.15, linewidth=0)
-        ax.set_xlabel("difficulty (held-out; band: best to worst seed)")
+        ax.set_xlabel(f"difficulty: {DIFFICULTY_LABEL.get(task, 'difficulty')} (band: best to worst seed)")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, frameon=False)
@@ -226,7 +227,8 @@ def _updates_panel(ax, m, tau):
     ax.set_ylabel("sequence error rate (held-out), one point per seed")
     ax.set_ylim(bottom=-0.02)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, frameon=False, loc="best")
+    # below the axes: the points fill the panel from chance to zero
+    ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
 
 
 # ---------------------------------------------------------------------------------------------

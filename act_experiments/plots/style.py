@@ -5,6 +5,14 @@ import numpy as np
 
 from act_experiments.sweeps.reading import NO_ACT, tau_label
 
+# What the x axis of a figure by difficulty counts, per task (act_experiments.data.tasks.difficulty).
+DIFFICULTY_LABEL = {
+    "parity": "number of non-zero bits",
+    "logic": "number of gates in the input vector",
+    "addition": "number of digits of the input number",
+    "sort": "sequence length (numbers to sort)",
+}
+
 
 def series_label(key):
     """Legend entry of a key: 'no ACT' or 'τ = 1e-3'."""
