@@ -1125,3 +1125,42 @@ def test_every_committed_measured_control_is_quoted_with_its_tests_and_verdicts(
         assert f"../figures/control_{task}_measured.png" in text and (ROOT / "figures" / f"control_{task}_measured.png").exists()
         for r in m["probe"]:
             assert f"| {r['seed']} | {r['mean_N']:.2f} | {r['error']:.3f} | {r['shuffled']:.3f} | {r['at_mean']:.3f} |" in doc
+
+
+def test_the_readme_states_the_first_controls_at_the_strength_of_their_tests():
+    """Fixed ahead of ACT on parity and sort was not the registered direction: the README quotes its
+    two-sided p-values, and the measured parity control's numbers."""
+    from scipy import stats as scipy_stats
+    from act_experiments.experiments import controls, measured
+    text = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
+    for task in ("parity", "sort"):
+        d = controls.paired(controls.load_pair(task))
+        t_p = scipy_stats.ttest_rel(d["act"], d["fixed"]).pvalue
+        n, wins = len(d["seeds"]), sum(x > 0 for x in d["differences"])
+        assert wins == n and f"p = {t_p:.3f} ({task}, {n} seeds)" in text, task
+        assert f"p = {scipy_stats.binomtest(wins, n, 0.5).pvalue:.3f} ({wins} of {n}" in text, task
+    q = measured.quoted(measured.verdict(measured.load("parity")))
+    assert f"ACT − random {q['difference']}, one-sided {q['t_p']}" in text
+
+
+def test_parity_measured_facts_in_the_doc():
+    from act_experiments.experiments import measured
+    from act_experiments.sweeps.stats import mean_se
+    m = measured.load("parity")
+    doc = re.sub(r"\s+", " ", (ROOT / "docs" / "parity.md").read_text(encoding="utf-8"))
+    act = [r for r in m["act"]["runs"] if r["key"] == 1e-3]
+    rnd = {r["seed"]: r for r in m["random"]["runs"]}
+    N, R = [r["mean_N"] for r in act], [r["mean_R"] for r in act]
+    assert f"a mean of {min(N):.2f} to {max(N):.2f} updates" in doc and f"R of {min(R):.2f} to {max(R):.2f}" in doc
+    gap = max(abs(r["mean_N"] - rnd[r["seed"]]["mean_N"]) for r in act)
+    assert gap <= 0.31 and "within 0.31 of ACT's" in doc
+    for seed, (lo, hi) in ((2, (2, 10)), (6, (1, 14))):
+        assert measured.N_percentiles(m["act"], f"tau0.001-seed{seed}") == (lo, hi)
+    assert "percentile of N: 2–10 and 1–14" in doc
+    for F, values in measured.fixed_ladder(m["act"]).items():
+        assert "F = {} {:.3f} ± {:.3f}".format(F, *mean_se(list(values.values()))) in doc, F
+    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert "τ = 1e-3 {:.3f} ± {:.3f} at a measured mean N of {:.2f}–{:.2f}".format(
+        *mean_se([r["sequence_error"] for r in act]), min(N), max(N)) in readme
+    assert "random schedule of the same N: {:.3f} ± {:.3f}".format(
+        *mean_se([r["sequence_error"] for r in rnd.values()])) in readme

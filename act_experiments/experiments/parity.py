@@ -50,9 +50,12 @@ PAPER = {"no_act_error": 0.40, "act_tau_max": 0.03, "act_error_below": 0.05}
 
 
 def sweep_size(folder):
-    """(bits, runs x iterations) of a sweep folder, for choosing the largest; None if unreadable."""
+    """(bits, runs x iterations) of a τ sweep's folder, for choosing the largest; None if unreadable
+    or not a τ sweep (fewer than two τ: a control such as parity16_fixed or parity16_measured)."""
     try:
         meta = json.loads((Path(folder) / "sweep.json").read_text())
+        if len(meta.get("taus", [])) < 2:
+            return None
         o = reading.shared_options("parity", meta)
         return o["bits"], meta["runs"] * o["iterations"]
     except (OSError, KeyError, ValueError):
