@@ -347,6 +347,8 @@ def test_a_measured_control_reads_tests_and_draws(tmp_path, monkeypatch, capsys)
                         "--fixed-ponders", "2,4", "--save-weights")[0] == 0
     assert sweep_status(capsys, "--name", "rnd", *args, "--random-ponders", "act:1e-2")[0] == 0
     results = tmp_path / "results"
+    # neither is a τ sweep: the time-penalty figures and parity's largest sweep pass them over
+    assert reading.find_sweeps(results, verbose=False) == [] and not capsys.readouterr().out
     probe.probe(results / "act")
     m = measured.load("tiny", {"tiny": measured.Measured(str(results / "act"), str(results / "rnd"), 1e-2)})
     assert len(m["probe"]) == 3
