@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from act_experiments import files
-from act_experiments.training import loop
+from act_experiments.training import loop, runs
 from act_experiments.training.cli import main as train_main
 
 torch = pytest.importorskip("torch")
@@ -336,7 +336,7 @@ def test_the_summary_is_replaced_in_one_step(tmp_path, monkeypatch):
         with files.atomic_write(path) as f:
             f.write('{"backend": "num')
             raise OSError("disk full")
-    monkeypatch.setattr(loop, "write_json", broken_write_json)
+    monkeypatch.setattr(runs, "write_json", broken_write_json)      # the run writes its summary
     with pytest.raises(OSError):
         loop.run({"out": str(out), "iterations": 4}, NumpyBackend, resume=True, progress=False)
     assert (out / "summary.json").read_text() == before
