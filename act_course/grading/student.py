@@ -184,6 +184,8 @@ def main(argv=None):
     parser.add_argument("--source", action="store_true",
                         help="with --check: grade the source too (every point of every check)")
     parser.add_argument("--table", action="store_true", help="print the exercises and their points, and stop")
+    parser.add_argument("--checks", action="store_true",
+                        help="print every check, judged or self-check, its points and why, and stop")
     args = parser.parse_args(argv)
     notebooks = [p.resolve() for p in args.notebooks] or NOTEBOOKS
     missing = [str(p) for p in notebooks if not p.is_file()]
@@ -191,6 +193,10 @@ def main(argv=None):
         parser.exit(2, f"student.py: no such notebook: {missing[0]}\n")
     if args.table:
         print(exercise_table(notebooks))
+        return 0
+    if args.checks:
+        from act_course.grading.checks_table import table
+        print(table(notebooks))
         return 0
     try:
         if not args.check:
