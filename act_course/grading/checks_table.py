@@ -139,7 +139,8 @@ def checks(notebooks):
 
 
 def table(notebooks):
-    """The markdown of "What is graded, and where": one row per check, then the points per notebook."""
+    """The markdown of "What is graded, and where": one row per check, the points per notebook, and
+    one sentence of totals."""
     found = checks(notebooks)
     lines = ["| notebook | check | points | answer | graded | why it runs in the learner's kernel |",
              "|---|---|---|---|---|---|"]
@@ -156,4 +157,8 @@ def table(notebooks):
         totals = [totals[0] + judged, totals[1] + self_check, totals[2] + gap]
         lines.append(f"| {name} | {judged:g} | {self_check:g} | {gap:g} | {judged + self_check:g} |")
     lines.append(f"| all | {totals[0]:g} | {totals[1]:g} | {totals[2]:g} | {totals[0] + totals[1]:g} |")
+    live = sum(points for _, rows in found for _, points, _, _, reason in rows if reason.startswith(LIVE))
+    lines += ["", f"Of the {totals[0] + totals[1]:g} points of check cells, {totals[0]:g} are judged outside the "
+                  f"kernel, {totals[2]:g} are not yet judged, and {live:g} are on checks that read the network "
+                  f"trained live."]
     return "\n".join(lines)

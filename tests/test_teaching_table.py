@@ -1,0 +1,48 @@
+"""docs/teaching.md's "What is graded, and where" is what the notebooks and the judge's registry say.
+
+The table is regenerated from the notebooks (act_course.grading.checks_table) and must stand in
+the guide exactly; every self-check has a reason and no judged check has one.
+"""
+
+import json
+
+import pytest
+
+from act_course import NOTEBOOKS
+from act_course.grading import checks_table
+from act_course.grading.judge import cell_role
+from act_course.grading.registry import JUDGED
+from act_experiments.files import ROOT
+
+
+def test_the_guide_holds_the_table_of_checks_as_the_notebooks_give_it():
+    text = (ROOT / "docs" / "teaching.md").read_text(encoding="utf-8")
+    table = checks_table.table(NOTEBOOKS)
+    assert table in text, ("docs/teaching.md's \"What is graded, and where\" differs from the notebooks: paste in "
+                           "the output of `python scripts/student.py --checks`")
+
+
+def test_every_check_cell_is_in_the_table_once_judged_as_the_registry_says():
+    found = dict(checks_table.checks(NOTEBOOKS))
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        ids = [c["metadata"]["nbgrader"]["grade_id"] for c in cells if c["cell_type"] == "code" and cell_role(c) == "check"]
+        rows = found[checks_table.number(path)]
+        assert [row[0] for row in rows] == ids
+        judged = JUDGED[path.stem].checks if path.stem in JUDGED else {}
+        assert {row[0] for row in rows if row[3] == "judged"} == set(judged)
+        assert all(row[4] for row in rows if row[3] == "self-check"), "a self-check without its reason"
+
+
+def test_a_self_check_without_a_reason_or_a_stale_reason_is_refused(tmp_path, monkeypatch):
+    source = next(p for p in NOTEBOOKS if p.stem.startswith("01_"))
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    copy = tmp_path / source.name
+    copy.write_text(json.dumps(nb), encoding="utf-8")
+    monkeypatch.setitem(checks_table.REASONS, "01/ex9-check", checks_table.VALUES)
+    with pytest.raises(ValueError, match="01/ex9-check"):
+        checks_table.checks([copy])
+    monkeypatch.delitem(checks_table.REASONS, "01/ex9-check")
+    monkeypatch.delitem(checks_table.REASONS, "01/ex1-check")
+    with pytest.raises(KeyError, match="01/ex1-check"):
+        checks_table.checks([copy])
