@@ -5,9 +5,10 @@ out of an answer's reach inside the learner's kernel (``from act_course.grading 
 ``judge``: the judge of an answer in a process of its own (``runner``, the program it runs), on
 inputs drawn at grading time; ``exercises_03b`` and ``exercises_12``: what each judged check cell
 draws and compares; ``registry``: which notebooks are judged, and the judge run on a whole
-notebook; ``preprocessors``: the judge's two steps in ``nbgrader autograde``, and its Execute
-with the learner's kernel sealed (``seal``: the audit hook that keeps the course folder, the
-repository's notebooks and subprocesses out of a grading kernel's reach; the runner uses it too).
+notebook; ``checks_table``: every check cell, judged or self-check, and why (docs/teaching.md);
+``preprocessors``: the judge's two steps in ``nbgrader autograde``, and its Execute with the
+learner's kernel sealed (``seal``: the audit hook that keeps the course folder, the repository's
+notebooks and subprocesses out of a grading kernel's reach; the runner uses it too).
 ``feedback``: the feedback pages, figures and MathJax inside; ``nbgrader_run``: nbgrader run on a
 course folder. With nbgrader itself: ``student`` (scripts/student.py) writes the student edition
 and grades both editions, ``assignments`` (scripts/course.py) builds the course of one assignment
