@@ -191,12 +191,14 @@ def plot_measured(m):
             if len(x):
                 ax.plot(x, mean, marker="o", ms=3, color=colour, label=name)
                 ax.fill_between(x, low, high, color=colour, alpha=0.15, linewidth=0)
-        ax.set_xlabel(f"difficulty: {DIFFICULTY_LABEL.get(task, 'difficulty')} (band: best to worst seed)")
+        ax.set_xlabel(f"difficulty: {DIFFICULTY_LABEL.get(task, 'difficulty')}")
+        if task != "parity" and values:
+            ax.set_xticks(np.unique(np.round(values)).astype(int))      # whole digits, gates, lengths
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, frameon=False)
     fig.suptitle(f"{task.capitalize()}: ACT ({m['measured'].act}) against fixed updates and against a random "
-                 f"schedule of its own N ({m['measured'].random})", fontsize=10)
+                 f"schedule of its own N ({m['measured'].random}); bands: best to worst seed", fontsize=10)
     fig.tight_layout()
     return fig
 
