@@ -1141,26 +1141,33 @@ def test_the_readme_states_the_first_controls_at_the_strength_of_their_tests():
         assert f"p = {scipy_stats.binomtest(wins, n, 0.5).pvalue:.3f} ({wins} of {n}" in text, task
     q = measured.quoted(measured.verdict(measured.load("parity")))
     assert f"ACT − random {q['difference']}, one-sided {q['t_p']}" in text
+    addition = measured.load("addition")
+    q = measured.quoted(measured.verdict(addition))
+    assert f"addition {q['difference']})" in text
+    ladders = {task: measured.quoted(measured.verdict(measured.load(task), "ladder")) for task in ("parity", "addition")}
+    assert f"refuted on parity ({ladders['parity']['difference']};" in text
+    assert f"not shown on addition ({ladders['addition']['difference']}: detected, {ladders['addition']['t_p']}," in text
 
 
-def test_parity_measured_facts_in_the_doc():
+@pytest.mark.parametrize("task, tau, written, gap", [("parity", 1e-3, "1e-3", 0.31), ("addition", 0.1, "0.1", 0.05)])
+def test_measured_facts_in_the_docs_and_readme(task, tau, written, gap):
     from act_experiments.experiments import measured
     from act_experiments.sweeps.stats import mean_se
-    m = measured.load("parity")
-    doc = re.sub(r"\s+", " ", (ROOT / "docs" / "parity.md").read_text(encoding="utf-8"))
-    act = [r for r in m["act"]["runs"] if r["key"] == 1e-3]
+    m = measured.load(task)
+    doc = re.sub(r"\s+", " ", (ROOT / "docs" / f"{task}.md").read_text(encoding="utf-8"))
+    act = [r for r in m["act"]["runs"] if r["key"] == tau]
     rnd = {r["seed"]: r for r in m["random"]["runs"]}
     N, R = [r["mean_N"] for r in act], [r["mean_R"] for r in act]
     assert f"a mean of {min(N):.2f} to {max(N):.2f} updates" in doc and f"R of {min(R):.2f} to {max(R):.2f}" in doc
-    gap = max(abs(r["mean_N"] - rnd[r["seed"]]["mean_N"]) for r in act)
-    assert gap <= 0.31 and "within 0.31 of ACT's" in doc
-    for seed, (lo, hi) in ((2, (2, 10)), (6, (1, 14))):
-        assert measured.N_percentiles(m["act"], f"tau0.001-seed{seed}") == (lo, hi)
-    assert "percentile of N: 2–10 and 1–14" in doc
+    assert max(abs(r["mean_N"] - rnd[r["seed"]]["mean_N"]) for r in act) <= gap and f"within {gap} of ACT's" in doc
+    if task == "parity":
+        for seed, (lo, hi) in ((2, (2, 10)), (6, (1, 14))):
+            assert measured.N_percentiles(m["act"], f"tau0.001-seed{seed}") == (lo, hi)
+        assert "percentile of N: 2–10 and 1–14" in doc
     for F, values in measured.fixed_ladder(m["act"]).items():
         assert "F = {} {:.3f} ± {:.3f}".format(F, *mean_se(list(values.values()))) in doc, F
     readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
-    assert "τ = 1e-3 {:.3f} ± {:.3f} at a measured mean N of {:.2f}–{:.2f}".format(
-        *mean_se([r["sequence_error"] for r in act]), min(N), max(N)) in readme
+    assert "τ = {} {:.3f} ± {:.3f} at a measured mean N of {:.2f}–{:.2f} (R {:.2f}–{:.2f}".format(
+        written, *mean_se([r["sequence_error"] for r in act]), min(N), max(N), min(R), max(R)) in readme
     assert "random schedule of the same N: {:.3f} ± {:.3f}".format(
         *mean_se([r["sequence_error"] for r in rnd.values()])) in readme
