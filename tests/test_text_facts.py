@@ -1139,6 +1139,11 @@ def test_the_readme_states_the_first_controls_at_the_strength_of_their_tests():
         n, wins = len(d["seeds"]), sum(x > 0 for x in d["differences"])
         assert wins == n and f"p = {t_p:.3f} ({task}, {n} seeds)" in text, task
         assert f"p = {scipy_stats.binomtest(wins, n, 0.5).pvalue:.3f} ({wins} of {n}" in text, task
+        # and where the first control is told: its doc and notebook
+        for body in ((ROOT / "docs" / f"{task}.md").read_text(encoding="utf-8"), markdown(CONTROL_NOTEBOOKS[task])):
+            body = re.sub(r"\s+", " ", body)
+            assert f"two-sided paired t-test gives p = {t_p:.3f}" in body, task
+            assert f"p = {scipy_stats.binomtest(wins, n, 0.5).pvalue:.3f} ({wins} of {n})" in body, task
     q = measured.quoted(measured.verdict(measured.load("parity")))
     assert f"ACT − random {q['difference']}, one-sided {q['t_p']}" in text
     addition = measured.load("addition")
