@@ -25,12 +25,11 @@ from act_experiments import files
 from act_experiments.training import checkpoints, loop
 from act_experiments.training.cli import main as train_main
 
-torch = pytest.importorskip("torch")
-from act_experiments.sweeps import launch  # noqa: E402
-from act_experiments.training.backends import NumpyBackend  # noqa: E402
-from conftest import Interrupted, crashing  # noqa: E402
-from test_faults import TINY, TINY_ARGS, TRAIN, assert_same_run  # noqa: E402
-from test_sweep import TINY as SWEEP_TINY, read_runs, sweep_driver  # noqa: E402
+from act_experiments.sweeps import launch
+from act_experiments.training.backends import NumpyBackend
+from conftest import Interrupted, crashing
+from test_faults import TINY, TINY_ARGS, TRAIN, assert_same_run
+from test_sweep import TINY as SWEEP_TINY, read_runs, sweep_driver
 
 REASONS = {errno.ENOSPC: "No space left on device", errno.EROFS: "Read-only file system",
            errno.EACCES: "Permission denied"}

@@ -7,13 +7,12 @@ and gradients must be act_torch.act.act_forward's, in float64 to 1e-12.
 
 import numpy as np
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-
-from act_engine import torch_act  # noqa: E402
-from act_numpy.params import PARAM_NAMES  # noqa: E402
-from act_torch.act import act_forward  # noqa: E402
-from conftest import make_problem  # noqa: E402
+from act_engine import torch_act
+from act_numpy.params import PARAM_NAMES
+from act_torch.act import act_forward
+from conftest import make_problem
 
 
 def run(forward, x, params, **kwargs):

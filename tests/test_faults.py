@@ -16,14 +16,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from act_experiments import files
 from act_experiments.training import loop, runs
 from act_experiments.training.cli import main as train_main
 
-torch = pytest.importorskip("torch")
-from act_experiments.training.backends import NumpyBackend, TorchBackend  # noqa: E402
-from conftest import Interrupted, crashing  # noqa: E402
+from act_experiments.training.backends import NumpyBackend, TorchBackend
+from conftest import Interrupted, crashing
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
 TRAIN = Path(__file__).resolve().parent.parent / "scripts" / "train.py"

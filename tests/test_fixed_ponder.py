@@ -11,6 +11,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from act_engine import numpy_act
 from act_experiments.training import cli, loop
@@ -22,12 +23,10 @@ from act_numpy.gradcheck import check_act_gradients
 from act_numpy.model import ACTModel
 from conftest import make_problem
 
-torch = pytest.importorskip("torch")
-
-from act_engine import torch_act  # noqa: E402
-from act_experiments.sweeps import launch  # noqa: E402
-from act_experiments.training.backends import TorchBackend  # noqa: E402
-from act_torch import act as torch_core  # noqa: E402
+from act_engine import torch_act
+from act_experiments.sweeps import launch
+from act_experiments.training.backends import TorchBackend
+from act_torch import act as torch_core
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
 SMALL = dict(task="logic", max_vectors=3, max_gates=3, cell="lstm", hidden=8, batch_size=4, iterations=6,

@@ -133,7 +133,6 @@ def test_member_state_resumes_as_a_single_run_and_back():
 
 
 def torch_engine():
-    pytest.importorskip("torch")
     from act_experiments.training.populations import TorchPopulation
     from act_experiments.training.backends import TorchBackend
     return TorchPopulation, TorchBackend

@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-
-from act_experiments.data import tasks  # noqa: E402
+from act_experiments.data import tasks
 from act_experiments.training import loop
-from act_experiments.training.populations import TorchPopulation as Population  # noqa: E402
-from act_experiments.training.backends import TorchBackend  # noqa: E402
+from act_experiments.training.populations import TorchPopulation as Population
+from act_experiments.training.backends import TorchBackend
 
 TASKS = {
     "parity": dict(task="parity", bits=6, hidden=16, batch_size=16),

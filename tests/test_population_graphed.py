@@ -9,16 +9,15 @@ import gc
 
 import numpy as np
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-
-from act_experiments.data import tasks  # noqa: E402
+from act_experiments.data import tasks
 from act_experiments.training import loop
-from act_numpy.params import PARAM_NAMES  # noqa: E402
-from act_engine.graphed import Rerun  # noqa: E402
-from act_experiments.training.populations import TorchPopulation as Population  # noqa: E402
-from act_engine.population_graphed import PopulationGraphStep, graph_step_for  # noqa: E402
-from act_experiments.training.backends import TorchBackend  # noqa: E402
+from act_numpy.params import PARAM_NAMES
+from act_engine.graphed import Rerun
+from act_experiments.training.populations import TorchPopulation as Population
+from act_engine.population_graphed import PopulationGraphStep, graph_step_for
+from act_experiments.training.backends import TorchBackend
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 

@@ -9,12 +9,10 @@ import signal
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-
-from act_experiments.training import loop  # noqa: E402
-from conftest import Interrupted, crashing  # noqa: E402
-from act_experiments.training.populations import TorchPopulation as Population  # noqa: E402
-from act_experiments.training.backends import TorchBackend  # noqa: E402
+from act_experiments.training import loop
+from conftest import Interrupted, crashing
+from act_experiments.training.populations import TorchPopulation as Population
+from act_experiments.training.backends import TorchBackend
 
 TASKS = {
     "parity": dict(task="parity", bits=6, hidden=16, batch_size=16),

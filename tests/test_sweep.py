@@ -16,13 +16,12 @@ import uuid
 from pathlib import Path
 
 import pytest
+import torch
 
 from act_experiments.training import loop
 
-torch = pytest.importorskip("torch")
-
-from act_experiments.sweeps import launch as sweep  # noqa: E402
-from act_experiments.sweeps import workers  # noqa: E402
+from act_experiments.sweeps import launch as sweep
+from act_experiments.sweeps import workers
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 

@@ -5,11 +5,9 @@ import json
 
 import pytest
 
-pytest.importorskip("torch")
-
-from act_experiments.sweeps import launch, progress  # noqa: E402
-from act_experiments.training.checkpoints import read_log  # noqa: E402
-from act_experiments.tables import read_csv  # noqa: E402
+from act_experiments.sweeps import launch, progress
+from act_experiments.training.checkpoints import read_log
+from act_experiments.tables import read_csv
 
 
 SWEEP = ["--name", "tiny", "--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4",

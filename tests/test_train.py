@@ -7,13 +7,12 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from act_experiments.training import checkpoints, cli, evaluation, loop
 from act_experiments.data import tasks
-
-torch = pytest.importorskip("torch")
-from act_experiments.training.backends import NumpyBackend, TorchBackend  # noqa: E402
-from conftest import Interrupted, crashing  # noqa: E402
+from act_experiments.training.backends import NumpyBackend, TorchBackend
+from conftest import Interrupted, crashing
 
 BACKENDS = {"numpy": NumpyBackend, "torch": TorchBackend}
 TIME_FIELDS = ("time_s", "train_time_s")
@@ -337,7 +336,6 @@ def test_short_training_beats_chance_on_4_bit_parity(tmp_path):
 
 def test_device_auto_keeps_a_single_run_on_the_cpu(monkeypatch):
     """Eager CUDA is slower than the CPU for one network: auto never picks it, even with a GPU."""
-    torch = pytest.importorskip("torch")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     config = loop.make_config({"task": "parity", "bits": 3, "hidden": 4, "out": "unused"}, TorchBackend)
     assert config["device"] == "auto" and TorchBackend(config).device.type == "cpu"
