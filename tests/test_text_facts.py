@@ -1176,3 +1176,15 @@ def test_measured_facts_in_the_docs_and_readme(task, tau, written, gap):
         written, *mean_se([r["sequence_error"] for r in act]), min(N), max(N), min(R), max(R)) in readme
     assert "random schedule of the same N: {:.3f} ± {:.3f}".format(
         *mean_se([r["sequence_error"] for r in rnd.values()])) in readme
+
+
+def test_the_64_bit_pilot_is_quoted_as_measured():
+    doc = re.sub(r"\s+", " ", (ROOT / "docs" / "parity.md").read_text(encoding="utf-8"))
+    rows = {r["run"]: r for r in runs("parity64_pilot")}
+    for run, what in (("tau0.01-seed0", "for τ = 1e-2"), ("tau0.001-seed0", "for τ = 1e-3"),
+                      ("fixed2-seed0", "for F = 2"), ("fixed8-seed0", "for F = 8")):
+        assert f"{float(rows[run]['train_time_s']):g} s" in doc and what in doc, run
+    assert f"mean N {float(rows['tau0.01-seed0']['mean_N']):.2f}" in doc
+    assert f"(N {float(rows['tau0.001-seed0']['mean_N']):.2f})" in doc
+    rates = {run: 5000 / float(r["train_time_s"]) for run, r in rows.items()}
+    assert 800 <= min(rates[r] for r in ("tau0.01-seed0", "tau0.001-seed0", "fixed2-seed0")) and 350 <= rates["fixed8-seed0"] <= 400
