@@ -49,12 +49,18 @@ PAPER = {"no_act_error": 0.40, "act_tau_max": 0.03, "act_error_below": 0.05}
 # ---------------------------------------------------------------------------------------------
 
 
+# the fewest τ of a sweep that section 5 of notebook 05 and plot_parity's figures show: a τ sweep, not
+# a control (parity16_fixed, parity16_measured) nor the paper's size split into three sweeps of a
+# few τ each (parity64_*, docs/parity.md)
+MIN_TAUS = 4
+
+
 def sweep_size(folder):
     """(bits, runs x iterations) of a τ sweep's folder, for choosing the largest; None if unreadable
-    or not a τ sweep (fewer than two τ: a control such as parity16_fixed or parity16_measured)."""
+    or if it has fewer than MIN_TAUS τ."""
     try:
         meta = json.loads((Path(folder) / "sweep.json").read_text())
-        if len(meta.get("taus", [])) < 2:
+        if len(meta.get("taus", [])) < MIN_TAUS:
             return None
         o = reading.shared_options("parity", meta)
         return o["bits"], meta["runs"] * o["iterations"]
