@@ -28,6 +28,18 @@ def make_problem(cell="rnn", B=3, T=3, D=4, H=5, O=2, seed=0, halting_bias=1.0, 
     return x.astype(dtype), cast, dy, dponder
 
 
+def autograd(forward, x, params, dy, dponder, **kwargs):
+    """A PyTorch forward's y, N, R and its autograd gradients of sum(dy * y) + sum(dponder * (N + R)),
+    the scalar whose gradient act_numpy.act.act_backward(dy, dponder) returns, all as NumPy arrays
+    (zeros for a parameter the forward does not reach)."""
+    import torch
+    P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+    y, N, R = forward(torch.tensor(x), P, **kwargs)
+    (torch.sum(torch.tensor(dy) * y) + torch.sum(torch.tensor(dponder) * (N + R))).backward()
+    grads = {k: np.zeros(p.shape) if p.grad is None else p.grad.numpy() for k, p in P.items()}
+    return y.detach().numpy(), N.numpy(), R.detach().numpy(), grads
+
+
 class Interrupted(Exception):
     pass
 

@@ -21,7 +21,7 @@ from act_experiments.training.backends import NumpyBackend
 from act_numpy import act
 from act_numpy.gradcheck import check_act_gradients
 from act_numpy.model import ACTModel
-from conftest import make_problem
+from conftest import autograd, make_problem
 
 from act_engine import torch_act
 from act_experiments.sweeps import launch
@@ -72,17 +72,12 @@ def test_numpy_and_autograd_agree_and_the_engine_matches_the_core(cell):
     x, params, dy, dponder = make_problem(cell, T=3)
     y, N, R, cache = act.fixed_forward(x, params, cell=cell, fixed_ponder=4)
     grads = act.act_backward(dy, dponder, cache)
-    P = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
     for forward in (torch_core.fixed_forward, torch_act.fixed_forward):
-        for p in P.values():
-            p.grad = None
-        y_t, N_t, R_t = forward(torch.tensor(x), P, cell=cell, fixed_ponder=4)
-        assert np.array_equal(N_t.numpy(), N) and np.array_equal(R_t.detach().numpy(), R)
-        np.testing.assert_allclose(y_t.detach().numpy(), y, rtol=0, atol=1e-12)
-        (torch.sum(torch.tensor(dy) * y_t) + torch.sum(torch.tensor(dponder) * (N_t + R_t))).backward()
-        for k, p in P.items():
-            got = np.zeros_like(grads[k]) if p.grad is None else p.grad.numpy()
-            np.testing.assert_allclose(got, grads[k], rtol=0, atol=1e-10, err_msg=k)
+        y_t, N_t, R_t, by_autograd = autograd(forward, x, params, dy, dponder, cell=cell, fixed_ponder=4)
+        assert np.array_equal(N_t, N) and np.array_equal(R_t, R)
+        np.testing.assert_allclose(y_t, y, rtol=0, atol=1e-12)
+        for k in params:
+            np.testing.assert_allclose(by_autograd[k], grads[k], rtol=0, atol=1e-10, err_msg=k)
 
 
 def test_a_stacked_fixed_member_leaves_its_act_neighbour_untouched():

@@ -37,6 +37,18 @@ def my_halting(h, epsilon=0.01, max_ponder=100):
 '''
 HALTING_HEAD = "def my_halting(h, epsilon=0.01, max_ponder=100):\n"
 KL_HEAD = "def kl_logit_gradient(lam, prior):\n"
+# a class body the judge keeps, run before the calls: it walks up the frames of the process it
+# runs in and empties every list of calls it finds there
+REACH_FRAMES = """
+class _Reach:
+    import sys as _sys
+    _frame = _sys._getframe(0)
+    while _frame is not None:
+        for _value in list(_frame.f_locals.values()):
+            if isinstance(_value, dict) and isinstance(_value.get("calls"), list):
+                _value["calls"].clear()
+        _frame = _frame.f_back
+"""
 
 
 @dataclass
@@ -156,26 +168,10 @@ def kl_logit_gradient(lam, prior, grad=torch.autograd.grad, t=torch):
     kl = (p * (t.log(p) - t.log(t.tensor(prior)))).sum()
     return grad(kl, z)[0].numpy()
 '''}, "none"),
-    Submission("a class body that walks the runner's frames and empties its list of calls", NB_03B, {"ex1-solution": """
-class _Reach:
-    import sys as _sys
-    _frame = _sys._getframe(0)
-    while _frame is not None:
-        for _value in list(_frame.f_locals.values()):
-            if isinstance(_value, dict) and isinstance(_value.get("calls"), list):
-                _value["calls"].clear()
-        _frame = _frame.f_back
-""" + WRONG_HALTING}, "none"),
-    Submission("the runner's frames emptied of calls, on 12's exercise 2", NB_12, {"ex2-solution": """
-class _Reach:
-    import sys as _sys
-    _frame = _sys._getframe(0)
-    while _frame is not None:
-        for _value in list(_frame.f_locals.values()):
-            if isinstance(_value, dict) and isinstance(_value.get("calls"), list):
-                _value["calls"].clear()
-        _frame = _frame.f_back
-""" + KL_HEAD + "    return np.zeros(len(lam))\n"}, "none"),
+    Submission("a class body that walks the runner's frames and empties its list of calls", NB_03B,
+               {"ex1-solution": REACH_FRAMES + WRONG_HALTING}, "none"),
+    Submission("the runner's frames emptied of calls, on 12's exercise 2", NB_12,
+               {"ex2-solution": REACH_FRAMES + KL_HEAD + "    return np.zeros(len(lam))\n"}, "none"),
     Submission("writes the runner's result itself and exits", NB_03B, {"ex1-solution": """
 class _Speak:
     if __name__ == "__answer__":
