@@ -72,7 +72,8 @@ def read(results=tables.RESULTS, names=SWEEPS):
 
 def claims(data):
     """Claims (a)-(d) of docs/parity.md: {"a", "b", "c", "d"}, each a dict with "holds" (True,
-    False, or None when a sweep it needs is not committed) and the numbers it rests on."""
+    False, or None when it cannot be decided: a sweep it needs is not committed, or for (c) no
+    seed on which both solved, "why" then says which) and the numbers it rests on."""
     by = {s["key"]: s for s in data["settings"]}
     act, fixed, none, rnd = (by.get(k) for k in (TAU, fixed_key(2), NO_ACT, random_key(TAU)))
     out = {}
@@ -82,7 +83,8 @@ def claims(data):
     if act and fixed:
         pairs = [(f, a) for f, a in zip(_by_seed(fixed, "iterations"), _by_seed(act, "iterations")) if None not in (f, a)]
         faster = sum(f < a for f, a in pairs)
-        out["c"] = {"holds": bool(pairs) and faster == len(pairs), "pairs": pairs, "faster": faster}
+        out["c"] = ({"holds": faster == len(pairs), "pairs": pairs, "faster": faster} if pairs else
+                    {"holds": None, "pairs": [], "why": "no seed on which both solved"})
     else:
         out["c"] = {"holds": None}
     if act and rnd:
@@ -171,7 +173,7 @@ def describe(data):
     """The table and the claims, as lines of text."""
     lines = ["setting | Fojo steps | Fojo reps | solved | iterations to 98% | mean N | final error", *table_rows(data)]
     for name, c in claims(data).items():
-        state = "not yet run" if c["holds"] is None else "holds" if c["holds"] else "fails"
+        state = c.get("why", "not yet run") if c["holds"] is None else "holds" if c["holds"] else "fails"
         lines.append(f"claim ({name}): {state}")
     return "\n".join(lines)
 
