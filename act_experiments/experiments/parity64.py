@@ -89,9 +89,9 @@ def claims(data):
         out["c"] = {"holds": None}
     if act and rnd:
         seeds = sorted(set(act["seeds"]) & set(rnd["seeds"]))
-        test = measured.paired_test([dict(zip(act["seeds"], act["error"]))[s] for s in seeds],
-                                    [dict(zip(rnd["seeds"], rnd["error"]))[s] for s in seeds])
-        out["d"] = {"holds": test["mean"] <= 0, "seeds": seeds, **test}
+        errors = [[dict(zip(x["seeds"], x["error"]))[s] for s in seeds] for x in (act, rnd)]
+        test = measured.paired_test(*errors)
+        out["d"] = {"holds": test["mean"] <= 0, "seeds": seeds, "act": errors[0], "other": errors[1], **test}
     else:
         out["d"] = {"holds": None}
     return out
