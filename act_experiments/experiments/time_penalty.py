@@ -37,8 +37,8 @@ LINE_STYLES = ("-", "--", "-.", ":")
 
 
 def per_tau(sweep):
-    """The rows of stats.table for the taus (ascending), without the baseline."""
-    return [r for r in table(sweep) if r["key"] != NO_ACT]
+    """The rows of stats.table for the taus (ascending), without the baseline or any control."""
+    return [r for r in table(sweep) if isinstance(r["key"], float)]
 
 
 def baseline(sweep):

@@ -158,8 +158,8 @@ def find_sweeps(results=RESULTS, verbose=True):
     bits per character instead), difficulty.csv and curves.csv, and at least one ACT run. The
     other τ sweeps are skipped, each with a line saying why when `verbose`; folders of other
     experiments (no sweep.json, or a runs.csv without a tau column: the pitfalls, PonderNet,
-    ConvNet-AIG) and the controls (a fixed or random schedule beside at most one τ) are passed
-    over in silence.
+    ConvNet-AIG) and the sweeps that hold a control (fixed or random schedules, with or without τ
+    beside them) are passed over in silence.
     """
     def skip(folder, why):
         if verbose:
@@ -189,8 +189,8 @@ def find_sweeps(results=RESULTS, verbose=True):
                 skip(folder, "no ACT runs")
             # else a fixed-computation control, read beside the ACT sweep it pairs with
             continue
-        if controls and len({r["tau"] for r in sweep["runs"] if r["act"]}) < 2:
-            continue        # a measured control (experiments.measured): one τ beside its ladder
+        if controls:
+            continue        # τ beside a control: read with it (experiments.controls, measured, parity64)
         sweeps.append(sweep)
 
     def order(sweep):
