@@ -1188,3 +1188,32 @@ def test_the_64_bit_pilot_is_quoted_as_measured():
     assert f"(N {float(rows['tau0.001-seed0']['mean_N']):.2f})" in doc
     rates = {run: 5000 / float(r["train_time_s"]) for run, r in rows.items()}
     assert 800 <= min(rates[r] for r in ("tau0.01-seed0", "tau0.001-seed0", "fixed2-seed0")) and 350 <= rates["fixed8-seed0"] <= 400
+
+
+def test_the_64_bit_result_is_quoted_as_committed():
+    from act_experiments.experiments import measured, parity64
+    data = parity64.read()
+    assert [s["name"] for s in data["sweeps"]] == list(parity64.SWEEPS)
+    doc = (ROOT / "docs" / "parity.md").read_text(encoding="utf-8")
+    for row in parity64.table_rows(data):
+        assert row in doc, row
+    flat = re.sub(r"\s+", " ", doc)
+    states = {True: "holds", False: "fails", None: "cannot be decided"}
+    for name, c in parity64.claims(data).items():
+        assert f"- ({name}) **{states[c['holds']]}**" in flat, name
+    q = measured.quoted(parity64.claims(data)["d"])
+    assert f"ACT − random is {q['difference']} ({q['interval']}), one-sided paired t-test {q['t_p']}" in flat
+    assert f"ACT lower on {q['sign']}" in flat.replace("1 of 4 seeds", "1 of 4 seeds") and q["sign_p"] in flat
+    walls = {s["name"]: s["meta"]["wall_time_s"] for s in data["sweeps"]}
+    assert (f"`parity64_main` in {walls['parity64_main']:.0f} s, `parity64_random` in {walls['parity64_random']:.0f} s "
+            f"and `parity64_rest` in {walls['parity64_rest']:.0f} s") in flat
+    assert "../figures/parity64_curves.png" in markdown("05_") and (ROOT / "figures" / "parity64_curves.png").exists()
+    readme = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+              if line.startswith("| parity, **64 bits, the paper's size**")]
+    assert len(readme) == 1
+    solved = sum(s["solved"] for s in data["settings"])
+    total = sum(len(s["seeds"]) for s in data["settings"])
+    assert f"{solved} of {total} networks reached 98%" in readme[0]
+    walls = [json.loads((ROOT / "results" / name / "sweep.json").read_text())["wall_time_s"] for name in parity64.SWEEPS]
+    for text in (doc, (ROOT / "docs" / "benchmarks_population.md").read_text(encoding="utf-8")):
+        assert f"{sum(walls):,.0f} s, {sum(walls) / 60:.0f} minutes" in re.sub(r"\s+", " ", text)
