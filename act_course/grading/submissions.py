@@ -39,6 +39,16 @@ HALTING_HEAD = "def my_halting(h, epsilon=0.01, max_ponder=100):\n"
 KL_HEAD = "def kl_logit_gradient(lam, prior):\n"
 # a class body the judge keeps, run before the calls: it walks up the frames of the process it
 # runs in and empties every list of calls it finds there
+# an AST transformer that wraps a cell in try/except, so that a failing check prints nothing
+SILENCE = """
+import ast as _ast
+class _Silence(_ast.NodeTransformer):
+    def visit_Module(self, node):
+        handler = _ast.ExceptHandler(type=_ast.Name("BaseException", _ast.Load()), name=None, body=[_ast.Pass()])
+        return _ast.fix_missing_locations(_ast.Module(body=[_ast.Try(body=node.body or [_ast.Pass()],
+                                                               handlers=[handler], orelse=[], finalbody=[])],
+                                                      type_ignores=[]))
+"""
 REACH_FRAMES = """
 class _Reach:
     import sys as _sys
@@ -200,28 +210,12 @@ class _Speak:
     Submission("returns N = inf to crash the judge", NB_03B, {"ex1-solution": HALTING_HEAD
                                                               + "    return float('inf'), np.array([1.0]), 1.0\n"},
                "none"),
-    Submission("an AST transformer that wraps every cell in try/except", NB_03B, {"ex1-solution": """
-import ast as _ast
-class _Silence(_ast.NodeTransformer):
-    def visit_Module(self, node):
-        handler = _ast.ExceptHandler(type=_ast.Name("BaseException", _ast.Load()), name=None, body=[_ast.Pass()])
-        return _ast.fix_missing_locations(_ast.Module(body=[_ast.Try(body=node.body or [_ast.Pass()],
-                                                               handlers=[handler], orelse=[], finalbody=[])],
-                                                      type_ignores=[]))
-try:
+    Submission("an AST transformer that wraps every cell in try/except", NB_03B, {"ex1-solution": SILENCE + """try:
     get_ipython().ast_transformers.append(_Silence())
 except NameError:
     pass
 """ + WRONG_HALTING}, "none"),
-    Submission("an AST transformer that wraps every cell in try/except, on 12's exercise 2", NB_12, {"ex2-solution": """
-import ast as _ast
-class _Silence(_ast.NodeTransformer):
-    def visit_Module(self, node):
-        handler = _ast.ExceptHandler(type=_ast.Name("BaseException", _ast.Load()), name=None, body=[_ast.Pass()])
-        return _ast.fix_missing_locations(_ast.Module(body=[_ast.Try(body=node.body or [_ast.Pass()],
-                                                               handlers=[handler], orelse=[], finalbody=[])],
-                                                      type_ignores=[]))
-get_ipython().ast_transformers.append(_Silence())
+    Submission("an AST transformer that wraps every cell in try/except, on 12's exercise 2", NB_12, {"ex2-solution": SILENCE + """get_ipython().ast_transformers.append(_Silence())
 """ + KL_HEAD + "    return np.zeros(len(lam))\n"}, "none"),
     Submission("reads the library through a descriptor, a bytes path climbing from NumPy's folder", NB_03B, {
         "ex1-solution": HALTING_HEAD + """    import os
