@@ -46,7 +46,7 @@ import numpy as np
 import torch
 
 from act_numpy.checks import check_float, check_int
-from act_torch.act import halting_distribution, ponder_step, prepare
+from act_torch.act import halting_after_step, halting_distribution, ponder_step, prepare
 from act_torch.losses import act_loss
 
 from . import pondernet
@@ -249,18 +249,6 @@ def ponder_cost_detached(N, R, steps):
 # The forward pass with swappable pieces
 # ---------------------------------------------------------------------------------------------
 
-@torch.no_grad()
-def _halting_test(total, h, n, running, N, capped, halts, threshold, max_ponder):
-    """The bookkeeping after ponder step n, without gradient: N(t) is a constant for autograd
-    (section 2.2). total (B,) the sum of h so far, h (B,) = h^n, running, N, capped (B,).
-    Returns them updated: a running row stops where ``halts`` says (eq. 7) or at the cap M (eq. 13)."""
-    total = total + h
-    stop = halts(total, h, threshold)                                       # eq. (7)
-    at_cap = running & ~stop & (n == max_ponder)                            # eq. (13)
-    newly = running & (stop | at_cap)
-    return total, running & ~newly, torch.where(newly, n, N), capped | at_cap
-
-
 def act_variant_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, flag=flag_appended,
                         halting_state=produced_state, halts=halts_at_threshold, weights=remainder_weights,
                         mix=weighted_mean, record=None):
@@ -302,7 +290,8 @@ def act_variant_forward(x, params, *, cell="rnn", epsilon=0.01, max_ponder=100, 
             hs.append(h)
             if lstm:
                 cells.append(prev[1])
-            total, running, N, capped = _halting_test(total, h, n, running, N, capped, halts, threshold, max_ponder)
+            total, running, N, capped, _ = halting_after_step(total, h, n, running, N, capped, threshold,
+                                                                 max_ponder, halts)
             if not bool(running.any()):
                 break
         h_n = torch.stack(hs, dim=-1)                                           # (B, n)
@@ -342,8 +331,8 @@ def halting_from_values(h, *, epsilon=0.01, max_ponder=100, halts=halts_at_thres
     capped = torch.zeros(B, dtype=torch.bool)
     running = torch.ones(B, dtype=torch.bool)
     for n in range(1, h.shape[-1] + 1):
-        total, running, N, capped = _halting_test(total, h[:, n - 1], n, running, N, capped, halts, 1.0 - epsilon,
-                                                  max_ponder)
+        total, running, N, capped, _ = halting_after_step(total, h[:, n - 1], n, running, N, capped, 1.0 - epsilon,
+                                                          max_ponder, halts)
     if bool(running.any()):
         raise ValueError(f"h has {n_given} steps but some rows have not halted; give more (or a smaller max_ponder)")
     p, R = weights(h, N, capped)

@@ -48,6 +48,7 @@ import torch
 import torch.nn.functional as F
 
 from act_numpy.checks import check_float, check_int
+from act_torch.act import halting_after_step
 from act_torch.losses import act_loss
 
 from .pitfalls import remainder_weights     # the paper's distribution, as a swappable piece
@@ -212,19 +213,13 @@ def ponder_positions(z0, step, w_h, b_h, *, epsilon=0.01, max_ponder=8, weights=
         h = torch.sigmoid(c @ w_h + b_h)[..., 0]                # eq. (5)
         states.append(c)
         hs.append(h)
-        with torch.no_grad():                                   # N is a constant for autograd
-            total = total + torch.where(running, h, 0.0)
-            stop = running & (total >= threshold)               # eq. (7)
-            at_cap = running & ~stop & (n == max_ponder)        # eq. (13)
-            newly = stop | at_cap
-            N = torch.where(newly, n, N)
-            capped = capped | at_cap
+        # eqs (7) and (13), without gradient: N is a constant for autograd
+        total, running, N, capped, newly = halting_after_step(total, h, n, running, N, capped, threshold, max_ponder)
         # the output state of the positions that halt at this step: eq. (9) with their N = n
         H, S = torch.stack(hs, dim=-1), torch.stack(states, dim=-2)        # (B, L, n), (B, L, n, d)
         p_now, _ = weights(H, torch.where(newly, N, n), capped)
         o_now = (p_now[..., None] * S).sum(dim=-2)
         out = torch.where(newly[..., None], o_now, out)
-        running = running & ~newly
         # the next step sees the running positions' new states and the halted ones' outputs
         z = torch.where(running[..., None], c, out)
         if not bool(running.any()):

@@ -23,9 +23,9 @@ the ponder loop is one "is any row still running?" test per step.
 
 The pieces are public, for the models built on ACT (``act_beyond``): ``prepare`` (the checks),
 ``ponder_step`` (eq. 3 and the cell), ``halting_distribution`` (eqs 6, 8), ``halting_test``
-(eqs 7, 13) and the cells. The engine (``act_engine.torch_act``) runs the same equations for K
-stacked networks, faster, and arranged for speed (memory layouts, no host sync); this file is
-the version to read.
+(eqs 7, 13), ``halting_after_step`` (that test for a loop run step by step) and the cells. The
+engine (``act_engine.torch_act``) runs the same equations for K stacked networks, faster, and
+arranged for speed (memory layouts, no host sync); this file is the version to read.
 """
 
 from collections.abc import Mapping
@@ -114,7 +114,7 @@ def halting_distribution(h, N, steps=None):
     return p, R
 
 
-def halting_test(sums, n, threshold, cap):
+def halting_test(sums, n, threshold, cap, halted=None):
     """Does a row take ponder step n + 1? Eq. (7) with the cap of eq. (13): it does while its sum
     of halting units after step n is below 1 - eps and its cap M allows another step.
 
@@ -123,8 +123,32 @@ def halting_test(sums, n, threshold, cap):
     (one per member of the engine's stack). Returns a bool tensor of the shape of sums.
     N(t) is the first step where it is False: 1 + the number of steps where it is True. It only
     decides N(t), a constant for autograd, so the sums carry no gradient.
+
+    halted: optional bool tensor of the shape of sums, True where eq. (7)'s condition holds, for a
+    halting condition other than the paper's (act_beyond.pitfalls swaps in wrong ones); by
+    default sums >= threshold.
     """
-    return (sums < threshold) & (n < cap)
+    below = sums < threshold if halted is None else ~halted
+    return below & (n < cap)
+
+
+@torch.no_grad()
+def halting_after_step(sums, h, n, running, N, capped, threshold, cap, halts=None):
+    """The halting bookkeeping of one ponder step n (1-based), for a loop that runs step by step
+    (act_beyond's pitfalls and Universal Transformer; ``act_forward`` tests its stacked sums at once).
+
+    sums (...,) the sum of h over the steps a row has taken, h (...,) = h^n, running (...,) bool
+    (the rows that take step n), N (...,) int64 (0 until a row halts), capped (...,) bool (the cap
+    M stopped the row before eq. (7) did). threshold 1 - eps, cap M. halts: optional function
+    (sums, h, threshold) -> bool, eq. (7)'s condition, passed to ``halting_test``.
+    Returns sums, running, N, capped updated, and newly (...,) bool: the rows whose N(t) is n.
+    No gradient: N(t) is a constant for autograd (section 2.2).
+    """
+    sums = sums + torch.where(running, h, 0.0)
+    halted = None if halts is None else halts(sums, h, threshold)
+    newly = running & ~halting_test(sums, n, threshold, cap, halted)          # eqs (7), (13)
+    at_cap = newly & halting_test(sums, n, threshold, n + 1, halted)          # only the cap stopped it
+    return sums, running & ~newly, torch.where(newly, n, N), capped | at_cap, newly
 
 
 def ponder_step(x_part, state, W_s, cell):

@@ -14,9 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from act_numpy.act import act_forward as np_act_forward
+from act_numpy.halting import halting_update
 from act_numpy.params import PARAM_NAMES, init_params
 from act_torch import ACT, act_forward, halting_distribution, module_to_params, params_to_module
 from act_engine.torch_act import act_forward_fixed_steps
+from act_torch.act import halting_after_step
 from act_torch.check import SETTINGS, TOLERANCE, compare, halting_margin, make_case, numpy_result
 
 CELLS = ("rnn", "lstm")
@@ -140,6 +142,50 @@ def test_halting_distribution_worked_examples_and_gradient():
     assert torch.allclose(p.sum(dim=1), torch.ones(2, dtype=torch.float64))
     R.sum().backward()
     assert torch.equal(h.grad, torch.tensor([[-1.0, -1.0, 0.0, 0.0], [-1.0, -1.0, -1.0, 0.0]], dtype=torch.float64))
+
+
+def step_by_step(h, epsilon, max_ponder, halts=None):
+    """N and capped of halting values h (B, n) from act_torch.act.halting_after_step, one step at a time."""
+    h = torch.as_tensor(h, dtype=torch.float64)
+    B = h.shape[0]
+    sums, N = torch.zeros(B, dtype=torch.float64), torch.zeros(B, dtype=torch.int64)
+    running, capped = torch.ones(B, dtype=torch.bool), torch.zeros(B, dtype=torch.bool)
+    for n in range(1, max_ponder + 1):
+        sums, running, N, capped, newly = halting_after_step(sums, h[:, n - 1], n, running, N, capped,
+                                                             1.0 - epsilon, max_ponder, halts)
+        assert torch.equal(newly, N == n)
+    assert not running.any()
+    return N.numpy(), capped.numpy()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("epsilon,max_ponder", [(0.01, 12), (0.1, 5), (0.5, 3)])
+def test_halting_after_step_equals_numpy_halting_update(seed, epsilon, max_ponder):
+    """The step-by-step bookkeeping (the pitfalls' and the UT's) finds NumPy's N, row by row, with
+    capped exactly where the cap M stopped a row whose sum was still below 1 - eps."""
+    rng = np.random.default_rng(seed)
+    h = rng.uniform(0, 0.6, size=(64, max_ponder)) ** rng.uniform(0.5, 3, size=(64, 1))
+    h[0, 0] = 1 - epsilon                         # lands exactly on 1 - eps at n = 1: halts (>=)
+    h[1, :2] = (1 - epsilon) / 2                  # and at n = 2 (halving and doubling are exact)
+    N_np = np.zeros(64, dtype=np.int64)
+    cum, running = np.zeros(64), np.ones(64, dtype=bool)
+    for n in range(1, max_ponder + 1):
+        _, halt, cum_next, running_next = halting_update(h[:, n - 1], cum, running, n, epsilon, max_ponder)
+        N_np[halt] = n
+        cum, running = cum_next, running_next
+    N, capped = step_by_step(h, epsilon, max_ponder)
+    np.testing.assert_array_equal(N, N_np)
+    sums_at_N = np.array([h[b, :N[b]].sum() for b in range(64)])
+    np.testing.assert_array_equal(capped, sums_at_N < 1 - epsilon)
+
+
+def test_halting_after_step_takes_another_halting_condition():
+    """A condition passed as ``halts`` replaces eq. (7) only: the cap M still stops every row."""
+    h = torch.full((1, 6), 0.3, dtype=torch.float64)
+    N, capped = step_by_step(h, 0.01, 6, halts=lambda sums, h, threshold: sums > 1.0)
+    assert N.tolist() == [4] and not capped.any()            # 1.2 > 1 at n = 4, as at 1 - eps
+    N, capped = step_by_step(h, 0.01, 6, halts=lambda sums, h, threshold: sums > 5.0)
+    assert N.tolist() == [6] and capped.all()                # never: the cap M = 6 stops it
 
 
 # ---------------------------------------------------------------------------------------
