@@ -37,8 +37,13 @@ c.Autograde.autograde_preprocessors = _default[:_at] + [JudgeAnswers, SealedExec
 c.SealedExecute.denied = [os.path.dirname(os.path.abspath(__file__))]     # the course folder
 
 # Feedback that reads offline once `nbgrader release_feedback` hands a learner the HTML file alone:
-# the figures embedded, and MathJax inlined from the venv instead of nbgrader's CDN
-# (act_course/grading/feedback.py).
-from act_course.grading.feedback import OfflineFeedback  # noqa: E402
+# the figures embedded, and MathJax inlined from the venv instead of nbgrader's CDN; and no hidden
+# test in it: their source taken out, and an error of theirs cut to its last line, which says
+# which check failed and why (act_course/grading/feedback.py).
+from nbgrader.converters.generate_feedback import GenerateFeedback  # noqa: E402
+
+from act_course.grading.feedback import OfflineFeedback, WithoutHiddenTests  # noqa: E402
 
 c.GenerateFeedback.exporter_class = OfflineFeedback
+c.GenerateFeedback.preprocessors = ([WithoutHiddenTests]
+                                    + list(GenerateFeedback.class_traits()["preprocessors"].default()))

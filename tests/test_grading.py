@@ -5,6 +5,7 @@ an answer to each of its six exercises that wraps act_numpy's piece instead of w
 check cell of every exercise must score 0.
 """
 
+import html
 import json
 import re
 from pathlib import Path
@@ -358,11 +359,84 @@ def test_the_teachers_path_gives_feedback_that_reads_offline(tmp_path):
     code, tail = nbgrader(course, "generate_assignment", "session1")
     assert code == 0, tail
     released = course / "release" / "session1" / "01_forward_pass.ipynb"
-    autograde(course, {"alice": [released]}, assignment="session1")
+    # bob's exercise 1 passes the visible checks and fails the hidden ones: N = 3, weights adding to 1
+    wrong = json.loads(released.read_text(encoding="utf-8"))
+    answer = next(c for c in wrong["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "ex1-solution")
+    answer["source"] = "N_pred, p_pred = 3, [0.25, 0.4, 0.35]\nN_cap, p_cap = 3, [0.25, 0.4, 0.35]\n"
+    (tmp_path / "bob").mkdir()
+    (tmp_path / "bob" / released.name).write_text(json.dumps(wrong), encoding="utf-8")
+    graded = autograde(course, {"alice": [released], "bob": [tmp_path / "bob" / released.name]},
+                       assignment="session1")
+    assert graded["bob"][released.name][1]["ex1-check"] == (0, 2)
     code, tail = nbgrader(course, "generate_feedback", "session1")
     assert code == 0, tail
-    page = (course / "feedback" / "alice" / "session1" / "01_forward_pass.html").read_text(encoding="utf-8")
-    assert re.search(r'<img alt="ACT unrolled inside one input step" src="data:image/png;base64,', page)
-    assert "figures/act_architecture.png" not in page
-    assert "window.MathJax = {" in page and "cdnjs" not in page
-    assert not re.search(r'<script[^>]+src="https?://', page), "a script loaded from the network"
+    hidden = hidden_test_lines(nb)
+    assert len(hidden) > 20
+    for student in ("alice", "bob"):
+        page = (course / "feedback" / student / "session1" / "01_forward_pass.html").read_text(encoding="utf-8")
+        assert re.search(r'<img alt="ACT unrolled inside one input step" src="data:image/png;base64,', page)
+        assert "figures/act_architecture.png" not in page
+        assert "window.MathJax = {" in page and "cdnjs" not in page
+        assert not re.search(r'<script[^>]+src="https?://', page), "a script loaded from the network"
+        # which check failed and why, never the hidden tests' source (text of the page, tags taken out)
+        text = html.unescape(re.sub(r"<[^>]+>", "", page))
+        shown = [line for line in hidden if line in text]
+        assert not shown, f"{student}'s feedback shows hidden tests: {shown[:3]}"
+        assert "HIDDEN TESTS" not in text
+        # a failed check shows its last line only (an answer cell's own error keeps its traceback)
+        assert not re.search(r"AssertionError\s+Traceback", text)
+    bob = html.unescape(re.sub(r"<[^>]+>", "", (course / "feedback" / "bob" / "session1" /
+                                                "01_forward_pass.html").read_text(encoding="utf-8")))
+    assert "AssertionError: epsilon = 0.01: N = 3 is not right" in bob
+
+
+def hidden_test_lines(nb):
+    """The lines of a notebook's hidden tests that appear nowhere else in it (stripped, long enough
+    to be telling)."""
+    hidden, seen = set(), set()
+    for cell in nb["cells"]:
+        inside = False
+        for line in "".join(cell["source"]).splitlines():
+            if "BEGIN HIDDEN TESTS" in line or "END HIDDEN TESTS" in line:
+                inside = "BEGIN" in line
+            elif len(line.strip()) > 25:
+                (hidden if inside else seen).add(line.strip())
+    return sorted(hidden - seen)
+
+
+def test_a_rebuilt_course_keeps_the_teachers_sources(tmp_path, capsys):
+    """`make course` again: the course's own files are rewritten, a source the teacher edited or
+    added is kept, and the edit is named in one line; deleted, the repository's comes back."""
+    course = tmp_path / "course"
+    assert assignments.build(course, generate=False) == []
+    mine = course / "source" / "session1" / "01_forward_pass.ipynb"
+    other = course / "source" / "session2" / "02_binary_flag.ipynb"
+    figure = next((course / "source" / "session1" / "figures").iterdir())
+    repository = mine.read_text(encoding="utf-8")
+    edited = repository.replace("epsilon", "eps", 1)
+    mine.write_text(edited, encoding="utf-8")
+    figure.write_bytes(b"the teacher's own figure")
+    (course / "source" / "session1" / "extra.ipynb").write_text("{}", encoding="utf-8")
+    other.write_text("another edit", encoding="utf-8")
+    (course / "source" / "session1" / "gone.ipynb").write_text("made", encoding="utf-8")
+    record = json.loads((course / assignments.MADE).read_text(encoding="utf-8"))
+    record["source/session1/gone.ipynb"] = assignments.digest(b"made")    # a notebook moved elsewhere
+    (course / assignments.MADE).write_text(json.dumps(record), encoding="utf-8")
+    capsys.readouterr()
+    kept = assignments.build(course, generate=False)
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("kept")]
+    assert sorted(kept) == sorted([mine.relative_to(course).as_posix(), figure.relative_to(course).as_posix(),
+                                   other.relative_to(course).as_posix()])
+    assert len(lines) == 1 and "01_forward_pass.ipynb" in lines[0] and "--fresh" in lines[0]
+    assert mine.read_text(encoding="utf-8") == edited and figure.read_bytes() == b"the teacher's own figure"
+    assert (course / "source" / "session1" / "extra.ipynb").is_file()
+    assert not (course / "source" / "session1" / "gone.ipynb").exists()
+    assert sorted(assignments.build(course, generate=False)) == sorted(kept)     # a third build too
+    assert mine.read_text(encoding="utf-8") == edited
+    mine.unlink()
+    other.unlink()
+    assert sorted(assignments.build(course, generate=False)) == [figure.relative_to(course).as_posix()]
+    assert mine.read_text(encoding="utf-8") == repository
+    assignments.build(course, generate=False, fresh=True)
+    assert figure.read_bytes() != b"the teacher's own figure"
+    assert not (course / "source" / "session1" / "extra.ipynb").exists()

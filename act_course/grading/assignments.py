@@ -1,9 +1,12 @@
 """The course's assignments, one per session of docs/teaching.md's plan (``ASSIGNMENTS``), and the
 ready nbgrader course built from them (scripts/course.py, `make course`).
 
-``build`` run again on an existing course rewrites nbgrader_config.py, source/ and release/ and keeps
-everything else: gradebook.db (students, submissions, grades), submitted/, autograded/,
-feedback/. ``--fresh`` deletes the whole folder first.
+``build`` run again on an existing course rewrites nbgrader_config.py, the course's own files in
+source/, and release/, and keeps everything else: gradebook.db (students, submissions, grades),
+submitted/, autograded/, feedback/, and every file of source/ that the teacher edited or added.
+An edit is detected against ``MADE``, the hashes of what the last build wrote; an edited file is
+kept and named in one line, and release/ is generated from it. ``--fresh`` deletes the whole
+folder first.
 
 The folder it writes is an nbgrader course (docs/teaching.md, section 4, gives the commands from
 there on):
@@ -25,6 +28,7 @@ which a learner does not have, becomes its plain text.
 """
 
 import argparse
+import hashlib
 import json
 import re
 import shutil
@@ -77,6 +81,47 @@ def relink(text, assignment, figures):
 
 
 KEPT = ("gradebook.db", "submitted", "autograded", "feedback")    # what a rebuild leaves alone
+MADE = ".made_by_course.json"     # in the course folder: source/ path -> sha256 of what build wrote
+
+
+def digest(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+class Sources:
+    """The files build writes into source/, each written only where the teacher has not edited it.
+
+    A file is the teacher's when it differs from what the last build wrote (``MADE``), or when
+    it is there but the last build left no record of it (a course built before the record was
+    kept, or a file of the teacher's own)."""
+
+    def __init__(self, out):
+        self.out = out
+        record = out / MADE
+        self.before = json.loads(record.read_text(encoding="utf-8")) if record.is_file() else {}
+        self.made, self.kept = {}, []
+
+    def write(self, path, data):
+        """Write ``data`` (bytes) at ``path`` under out/source, unless the teacher's file is there."""
+        name = path.relative_to(self.out).as_posix()
+        if path.is_file():
+            now = digest(path.read_bytes())
+            if now != self.before.get(name) and now != digest(data):
+                self.kept.append(name)
+                return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self.made[name] = digest(data)
+
+    def close(self):
+        """Delete what the last build wrote and this one did not (a notebook moved to another
+        assignment), unless edited since; record what was written. A kept file stays out of the
+        record, so it stays kept."""
+        for name, before in self.before.items():
+            path = self.out / name
+            if name not in self.made and path.is_file() and digest(path.read_bytes()) == before:
+                path.unlink()
+        (self.out / MADE).write_text(json.dumps(self.made, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def build(out, generate=True, fresh=False):
@@ -89,13 +134,12 @@ def build(out, generate=True, fresh=False):
                          f"assignments naming no notebook {missing}: update ASSIGNMENTS")
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
-    for made in ("source", "release"):
-        shutil.rmtree(out / made, ignore_errors=True)
+    shutil.rmtree(out / "release", ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copy(CONFIG, out / "nbgrader_config.py")
+    sources = Sources(out)
     for assignment, names in ASSIGNMENTS.items():
         folder = out / "source" / assignment
-        folder.mkdir(parents=True)
         figures = set()
         for name in names:
             nb = json.loads(notebooks[name].read_text(encoding="utf-8"))
@@ -103,16 +147,20 @@ def build(out, generate=True, fresh=False):
                 if cell["cell_type"] == "markdown":
                     text = relink("".join(cell["source"]), assignment, figures)
                     cell["source"] = text.splitlines(keepends=True)
-            (folder / f"{name}.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
-                                                  encoding="utf-8")
+            sources.write(folder / f"{name}.ipynb",
+                          (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
         for figure in sorted(figures):
-            (folder / "figures").mkdir(exist_ok=True)
-            shutil.copy(ROOT / "figures" / figure, folder / "figures" / figure)
+            sources.write(folder / "figures" / figure, (ROOT / "figures" / figure).read_bytes())
         code, tail = nbgrader(out, "generate_assignment", assignment) if generate else (0, "")
         if code != 0:
             raise SystemExit(f"course.py: nbgrader generate_assignment {assignment} failed:\n{tail}")
         print(f"{assignment}: {', '.join(names)}; {len(figures)} figures")
+    sources.close()
+    if sources.kept:
+        print(f"kept {len(sources.kept)} edited source file(s), generated as they are: {', '.join(sources.kept)} "
+              f"(delete one to take the repository's again; --fresh starts the course again)")
     print(f"the course: {out} (nbgrader_config.py, source/, release/, gradebook.db)")
+    return sources.kept
 
 
 def main(argv=None):

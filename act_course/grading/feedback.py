@@ -8,12 +8,20 @@ with the figures embedded as data URIs (nbconvert's ``embed_images``) and MathJa
 the copy that the pip package sphinx-mathjax-offline installs (the book uses the same copy): its
 SVG build with every TeX extension, which needs no font files and nothing from the network. It
 adds about 2.3 MB to each file.
+
+The autograded notebook that feedback is made from carries every check cell as the source has it,
+hidden tests restored, and an error's traceback quotes the line that raised it. ``WithoutHiddenTests``
+(also set in scripts/nbgrader_config.py, before the page is written) takes the hidden tests out of
+the page: each BEGIN/END HIDDEN TESTS region goes, as nbgrader's generate_assignment takes it out
+of the release, and an error in a cell that held one keeps its last line alone, ``ename: evalue``
+(which check failed, and why), never the code around it.
 """
 
 import re
 from importlib.metadata import PackageNotFoundError, distribution
 
 from nbconvert.exporters import HTMLExporter
+from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Bool, default
 
 MATHJAX_FILE = "sphinx-mathjax-offline/static/mathjax/tex-svg-full.js"
@@ -56,3 +64,17 @@ class OfflineFeedback(HTMLExporter):
             script = mathjax_script()
             output = CDN_SCRIPT.sub(lambda _: script, output)
         return output, resources
+
+
+class WithoutHiddenTests(ClearHiddenTests):
+    """nbgrader's ClearHiddenTests for the feedback page: the hidden tests' source out of every
+    cell, and each error of a cell that held them cut to ``ename: evalue``."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        had_hidden = cell.cell_type == "code" and self.begin_test_delimeter in cell.source
+        cell, resources = super().preprocess_cell(cell, resources, cell_index)
+        if had_hidden:
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+        return cell, resources
