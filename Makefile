@@ -1,7 +1,7 @@
 # Two commands: `make lab` opens the course, `make test` checks everything (CI runs this one).
 # Also: `make student` (the exercises without their solutions, in build/student/), `make course` (a
-# ready nbgrader course, in build/course/), `make variant`
-# (the notebooks under other math kernels), `make figures` (redraw figures/) and `make book` (the
+# ready nbgrader course, in build/course/), `make formgrader` (nbgrader's formgrader on it),
+# `make variant` (the notebooks under other math kernels), `make figures` (redraw figures/) and `make book` (the
 # rendered edition, in build/book/).
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -13,7 +13,7 @@ NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=300
 JOBS   ?= $(shell python3 -c "import os; print(min(4, os.cpu_count() or 1))")
 XDIST  := -n $(JOBS) --dist loadgroup
 
-.PHONY: lab test unit notebooks exercises student course wheel variant figures book clean
+.PHONY: lab test unit notebooks exercises student course formgrader wheel variant figures book clean
 
 $(STAMP): requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
@@ -58,6 +58,11 @@ exercises: $(STAMP)
 # Run again, it keeps the gradebook, submissions and grades; `make course FRESH=1` starts again.
 course: $(STAMP)
 	$(PY) scripts/course.py $(if $(FRESH),--fresh)
+
+# nbgrader's formgrader on that course (or COURSE=dir), started as `make lab` starts JupyterLab:
+# no browser, as root too, ACT_LAB_IP=0.0.0.0 in a container; it prints the URL to open.
+formgrader: $(STAMP)
+	$(PY) scripts/lab.py --course $(or $(COURSE),build/course)
 
 # The course as one wheel (build/dist/), committed sweeps inside: what a notebook opened on its own
 # installs (README, "Opened alone").

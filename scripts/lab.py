@@ -1,6 +1,7 @@
 """Open the course in JupyterLab: what `make lab` runs.
 
     python scripts/lab.py [--ip IP] [--port PORT] [extra jupyter lab options]
+    python scripts/lab.py --course build/course     # nbgrader's formgrader on a course (make formgrader)
 
 Starts JupyterLab on notebooks/01_forward_pass.ipynb with the server's root at the repository,
 so that a notebook's relative links (../figures/act_architecture.png, 02_binary_flag.ipynb) resolve. It works
@@ -14,6 +15,9 @@ the same everywhere, using JupyterLab's own options only:
     four and then random ports nearby (jupyter_server's port_retries, which also applies to a
     port given explicitly);
   - as root (a container's usual user) it passes --allow-root, and only then.
+
+With --course DIR (an nbgrader course folder, as `make course` builds), the server's root is that
+folder, it starts there (where nbgrader reads nbgrader_config.py) and the URL opens the formgrader.
 
 Options the script does not know go to `jupyter lab` unchanged. The script replaces itself with
 the server (exec), so Ctrl+C and signals reach JupyterLab directly and no extra process is left.

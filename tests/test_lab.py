@@ -45,11 +45,11 @@ def get(url, timeout=10):
         return response.status, response.read()
 
 
-def start_lab(tmp_path, port):
+def start_lab(tmp_path, port, *options):
     """Start scripts/lab.py; return (process, log path)."""
     log = tmp_path / "lab.log"
     with open(log, "wb") as out:
-        process = subprocess.Popen([sys.executable, str(LAB), "--port", str(port)], cwd=ROOT,
+        process = subprocess.Popen([sys.executable, str(LAB), "--port", str(port), *options], cwd=ROOT,
                                    env=jupyter_env(tmp_path), stdin=subprocess.DEVNULL,
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     return process, log
@@ -150,3 +150,30 @@ def test_lab_moves_to_another_port_when_its_port_is_taken(tmp_path):
             assert status == 200
         finally:
             stop(process)
+
+
+@pytest.mark.timeout(180)
+def test_the_formgrader_opens_on_a_built_course(tmp_path):
+    """`make formgrader`: scripts/lab.py --course on make course's folder serves nbgrader's
+    formgrader at the URL it prints, with the course's assignments in its gradebook."""
+    from act_course.grading import assignments
+    course = tmp_path / "course"
+    assignments.build(course, generate=False)
+    process, log = start_lab(tmp_path, free_port(), "--course", str(course))
+    try:
+        port, path, token, _ = wait_for_url(process, log)
+        assert path == "/formgrader", f"printed URL opens {path}"
+        # (the printed URL redirects here; a browser keeps the token's cookie, urllib does not)
+        status, page = get(f"http://127.0.0.1:{port}{path}/manage_assignments?token={token}", timeout=60)
+        assert status == 200 and b"<title>nbgrader formgrade</title>" in page
+        status, body = get(f"http://127.0.0.1:{port}/formgrader/api/assignments?token={token}", timeout=60)
+        assert {entry["name"] for entry in json.loads(body)} == set(assignments.ASSIGNMENTS)
+    finally:
+        stop(process)
+
+
+def test_the_formgrader_needs_a_course_folder(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop_:
+        lab.main(["--course", str(tmp_path)])
+    assert stop_.value.code == 2
+    assert "holds no nbgrader_config.py" in capsys.readouterr().err
