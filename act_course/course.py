@@ -109,8 +109,8 @@ def answered(**answers):
     return values[0] if len(values) == 1 else values
 
 
-# The first lines of every notebook's setup cell, kept here once and copied into each notebook by
-# scripts/notebook_setup.py (tests/test_opened_alone.py checks they agree). They run before any
+# The lines of every notebook's install cell (its first code cell, collapsed), kept here once and
+# copied into each notebook by scripts/notebook_setup.py (tests/test_opened_alone.py checks they agree). They run before any
 # import of the course, so they cannot call it: a notebook opened on its own (Colab, a hosted
 # Jupyter) installs the course from a wheel beside it (`make wheel`), or from the pip source in
 # ACT_COURSE, and says what to do when neither is there.

@@ -9,7 +9,7 @@ anchors that exist. The search box must find a word, the notebooks must carry th
 screenshots (kept in build/book/screenshots/) must not be blank. The same pages are also read
 from file://, as someone who copied the folder would. A reader can try each exercise first: every
 solution and model answer waits behind a "Show solution" toggle and opens on a click, no hidden
-test and no nbgrader marker reaches the book, and the setup cell is collapsed.
+test and no nbgrader marker reaches the book, and the install and setup cells are collapsed.
 
 This test reads the book that `make book` built; it builds nothing (executing the notebooks takes
 minutes). It skips, saying why, where the build is missing or older than its sources, or where
@@ -418,8 +418,11 @@ def test_the_book_view_of_an_exercise():
     answer = for_the_book({"cell_type": "markdown", "metadata": {"nbgrader": {"grade": True, "solution": True}},
                            "source": "**Why?**\n\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION"})
     assert answer["source"] == "**Why?**\n\n::::{toggle}\nBecause.\n::::"
-    setup = for_the_book({"cell_type": "code", "metadata": {}, "source": "import numpy"}, first_code_cell=True)
+    setup = for_the_book({"cell_type": "code", "metadata": {}, "source": "import numpy"}, "setup")
     assert "hide-input" in setup["metadata"]["tags"]
+    assert setup["metadata"]["mystnb"]["code_prompt_show"] == "Show the setup cell"
+    install = for_the_book({"cell_type": "code", "metadata": {}, "source": "import sys"}, "install")
+    assert install["metadata"]["mystnb"]["code_prompt_show"] == "Show the install cell"
     lesson = for_the_book({"cell_type": "code", "metadata": {}, "source": "print(1)"})
     assert "tags" not in lesson["metadata"]
 
@@ -440,9 +443,9 @@ def test_no_hidden_test_or_marker_in_any_file_of_the_book(book):
     assert not problems, "\n".join(problems[:20])
 
 
-def test_solutions_wait_behind_a_toggle_and_the_setup_cell_is_collapsed(book, server, browser):
+def test_solutions_wait_behind_a_toggle_and_the_install_and_setup_cells_are_collapsed(book, server, browser):
     """Every notebook page in the browser: each solution and model answer hidden until its
-    "Show solution" is clicked, no marker in the page's text, the setup cell's code hidden."""
+    "Show solution" is clicked, no marker in the page's text, the install and setup cells' code hidden."""
     problems, opened = [], 0
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = _notebook_cells(nb)
@@ -458,12 +461,16 @@ def test_solutions_wait_behind_a_toggle_and_the_setup_cell_is_collapsed(book, se
                     .filter(d => d.textContent.includes('Show solution') && d.querySelector('.toggle'));
                 const setup = Array.from(document.querySelectorAll('details.hide'))
                     .filter(d => d.querySelector('summary').textContent.includes('Show the setup cell'));
+                const install = Array.from(document.querySelectorAll('details.hide'))
+                    .filter(d => d.querySelector('summary').textContent.includes('Show the install cell'));
                 return {
                     solutions: solutions.length, answers: answers.length,
                     openSolutions: solutions.filter(d => d.open || shown(d.querySelector('.cell_input'))).length,
                     openAnswers: answers.filter(a => shown(a)).length,
                     answerToggles: answerToggles.length,
                     setup: setup.length, setupOpen: setup.filter(d => d.open || shown(d.querySelector('.cell_input'))).length,
+                    install: install.length,
+                    installOpen: install.filter(d => d.open || shown(d.querySelector('.cell_input'))).length,
                     text: document.body.innerText,
                 };
             }""")
@@ -491,6 +498,8 @@ def test_solutions_wait_behind_a_toggle_and_the_setup_cell_is_collapsed(book, se
             problems.append(f"{nb.name}: {state['answers']} model answers but {state['answerToggles']} 'Show solution' toggles")
         if state["setup"] != 1 or state["setupOpen"]:
             problems.append(f"{nb.name}: the setup cell is not collapsed behind 'Show the setup cell'")
+        if state["install"] != 1 or state["installOpen"]:
+            problems.append(f"{nb.name}: the install cell is not collapsed behind 'Show the install cell'")
         problems += [f"{nb.name}: the page shows {m!r}" for m in ("### BEGIN", "### END", "HIDDEN TESTS")
                      if m in state["text"]]
     assert not problems, "\n".join(problems)

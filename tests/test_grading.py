@@ -15,6 +15,7 @@ import pytest
 
 import act_numpy.halting as halting_module
 from act_course.grading import assignments, by_hand, nbgrader_run, written_by_hand
+from act_course.upkeep import setup_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_03B = ROOT / "notebooks" / "03b_write_your_own_act.ipynb"
@@ -352,9 +353,8 @@ def test_the_teachers_path_gives_feedback_that_reads_offline(tmp_path):
     # autograde runs in seconds: the release's lessons are run by tests/test_graded_course.py
     source = course / "source" / "session1" / "01_forward_pass.ipynb"
     nb = json.loads(source.read_text(encoding="utf-8"))
-    first_code = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")
-    nb["cells"] = [c for i, c in enumerate(nb["cells"]) if c["cell_type"] != "code" or i == first_code
-                   or c["metadata"].get("nbgrader")]
+    opening = [id(c) for c in setup_cells.opening_cells(nb)]
+    nb["cells"] = [c for c in nb["cells"] if c["cell_type"] != "code" or id(c) in opening or c["metadata"].get("nbgrader")]
     source.write_text(json.dumps(nb, indent=1), encoding="utf-8")
     code, tail = nbgrader(course, "generate_assignment", "session1")
     assert code == 0, tail

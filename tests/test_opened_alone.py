@@ -22,18 +22,36 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_every_setup_cell_starts_with_the_opened_alone_lines(path):
-    source = "".join(notebook_setup.setup_cell(json.loads(path.read_text()))["source"])
-    assert source.startswith(course.OPENED_ALONE), \
-        f"{path.name}: run `python scripts/notebook_setup.py` to write the opened-alone lines"
+def test_every_notebook_opens_on_a_collapsed_install_cell_then_its_setup_cell(path):
+    """The first code cell holds the opened-alone lines alone, collapsed in JupyterLab through its
+    metadata; the setup cell after it starts with the notebook's real imports."""
+    nb = json.loads(path.read_text())
+    install = notebook_setup.install_cell(nb)
+    assert install is not None, f"{path.name}: run `python scripts/notebook_setup.py` to write the install cell"
+    assert "".join(install["source"]) == course.OPENED_ALONE.rstrip("\n")
+    assert install["metadata"].get("jupyter", {}).get("source_hidden") is True, f"{path.name}: install cell not collapsed"
+    setup = notebook_setup.setup_cell(nb)
+    code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
+    assert code[:2] == [install, setup]
+    assert not "".join(setup["source"]).startswith(notebook_setup.FIRST)
+    assert "".join(setup["source"]).lstrip().startswith(("import", "from", "%"))
+    assert "jupyter" not in setup["metadata"], f"{path.name}: the setup cell should stay open"
 
 
-def test_writing_the_lines_twice_changes_nothing():
-    once = notebook_setup.with_opened_alone("import numpy as np\n")
-    assert once == course.OPENED_ALONE + "\nimport numpy as np\n"
-    assert notebook_setup.with_opened_alone(once) == once
-    older = once.replace("Install the course first", "An older wording")
-    assert notebook_setup.with_opened_alone(older).count("import numpy") == 1
+def test_writing_the_install_cell_twice_changes_nothing_and_moves_older_lines_out():
+    older = {"cells": [{"cell_type": "markdown", "id": "t", "metadata": {}, "source": ["# Title"]},
+                       {"cell_type": "code", "id": "s", "metadata": {}, "outputs": [], "execution_count": None,
+                        "source": (course.OPENED_ALONE + "\nimport numpy as np\n").splitlines(keepends=True)}]}
+    once = notebook_setup.with_install_cell(json.loads(json.dumps(older)))
+    assert [c.get("id") for c in once["cells"]] == ["t", notebook_setup.INSTALL_ID, "s"]
+    assert "".join(once["cells"][2]["source"]) == "import numpy as np\n"
+    assert notebook_setup.opening_cells(once) == once["cells"][1:]
+    twice = notebook_setup.with_install_cell(json.loads(json.dumps(once)))
+    assert twice == once
+    reworded = json.loads(json.dumps(once))
+    reworded["cells"][1]["source"] = [notebook_setup.FIRST + "\n", "print('an older wording')\n"]
+    again = notebook_setup.with_install_cell(reworded)
+    assert len(again["cells"]) == 3 and "".join(again["cells"][1]["source"]) == course.OPENED_ALONE.rstrip("\n")
 
 
 class Pip:

@@ -7,7 +7,7 @@ cell of the exercises it answers must get: 0 for an attack, full marks for an ho
 attack in the learner's kernel (``IN_KERNEL``) must also be stopped by the grading seal
 (act_course/grading/seal.py) where it says so (``by_seal``).
 
-``cut_down`` keeps of a notebook only the setup cell, the attacked exercises' cells and the cells a
+``cut_down`` keeps of a notebook only the install and setup cells, the attacked exercises' cells and the cells a
 submission adds, so that nbgrader's autograde runs in seconds; ``make exercises`` runs this after
 scripts/student.py --check, and tests/test_judge.py runs the same submissions through the judge alone.
 """
@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from act_course.grading.nbgrader_run import ASSIGNMENT, autograde, cell_error, nbgrader, setup_course
+from act_course.upkeep.setup_cells import opening_cells
 
 from .submissions import (ATTACKS, HALTING_HEAD, HONEST, IN_KERNEL, KL_HEAD, NB_01, NB_03B, NB_12,  # noqa: F401
                           WRONG_HALTING, Submission, notebook_path, source_answer)
@@ -61,16 +62,16 @@ def judged_checks(nb, submission):
 
 
 def cut_down(nb, numbers):
-    """``nb`` with only its first code cell (the setup) and the cells of exercises ``numbers``, up to the
+    """``nb`` with only its install and setup cells and the cells of exercises ``numbers``, up to the
     last of them (later exercises call earlier ones, so their solution cells stay too)."""
     last = max(int(k) for k in numbers)
-    kept, setup = [], False
+    opening = [id(cell) for cell in opening_cells(nb)]
+    kept = []
     for cell in nb["cells"]:
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
         match = re.match(r"ex(\d+)-", grade_id)
-        if cell["cell_type"] == "code" and not setup and not match:
+        if id(cell) in opening:
             kept.append(cell)
-            setup = True
         elif match and (match.group(1) in numbers or (grade_id.endswith("-solution") and int(match.group(1)) <= last)):
             kept.append(cell)
         elif cell["metadata"].get("act_added"):          # a cell of the learner's own

@@ -16,8 +16,10 @@ shows an exercise's task, hint and visible checks as they are, but
 - a check cell's hidden tests, `### BEGIN HIDDEN TESTS` to `### END HIDDEN TESTS`, are taken out
   before the book runs the notebook: nbgrader runs them when it grades, and nbval in `make test`.
 
-The setup cell, the notebook's first code cell (it installs the course where it is missing and
-imports what the notebook uses), is collapsed behind "Show the setup cell", its output left open.
+The install cell, the notebook's first code cell (it installs the course where it is missing;
+act_course.upkeep.setup_cells), is collapsed behind "Show the install cell", and the setup cell
+after it (the imports and settings the notebook uses) behind "Show the setup cell", its output
+left open.
 
 All of this happens to the text myst-nb reads, in memory; the notebooks are not changed.
 
@@ -53,6 +55,8 @@ from pathlib import Path
 from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
+
+from act_course.upkeep import setup_cells
 
 
 def describe(path):
@@ -148,6 +152,7 @@ HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$.*?^[ \t]*### EN
 MODEL_ANSWER = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*\n(.*?)^[ \t]*### END SOLUTION[ \t]*$", flags=re.M | re.S)
 SHOW_SOLUTION = {"code_prompt_show": "Show solution", "code_prompt_hide": "Hide solution"}
 SHOW_SETUP = {"code_prompt_show": "Show the setup cell", "code_prompt_hide": "Hide the setup cell"}
+SHOW_INSTALL = {"code_prompt_show": "Show the install cell", "code_prompt_hide": "Hide the install cell"}
 
 
 def _text(cell):
@@ -163,8 +168,9 @@ def _tag(cell, tag, prompts):
     metadata.setdefault("mystnb", {}).update(prompts)
 
 
-def for_the_book(cell, first_code_cell=False):
-    """One notebook cell as the book shows it (changed in place): see the module's docstring."""
+def for_the_book(cell, opening=None):
+    """One notebook cell as the book shows it (changed in place): see the module's docstring.
+    opening: "install" for the install cell, "setup" for the setup cell, else None."""
     grading = cell.get("metadata", {}).get("nbgrader", {})
     text = _text(cell)
     if cell.get("cell_type") == "code":
@@ -173,8 +179,8 @@ def for_the_book(cell, first_code_cell=False):
             _tag(cell, "hide-cell", SHOW_SOLUTION)
         elif grading.get("grade"):
             cell["source"] = HIDDEN_TESTS.sub("", text)
-        elif first_code_cell:
-            _tag(cell, "hide-input", SHOW_SETUP)
+        elif opening is not None:
+            _tag(cell, "hide-input", SHOW_INSTALL if opening == "install" else SHOW_SETUP)
     elif cell.get("cell_type") == "markdown" and grading.get("solution"):
         # a written answer: the question stays, the model answer goes behind the toggle
         cell["source"] = MODEL_ANSWER.sub(lambda m: "::::{toggle}\n" + m.group(1).strip("\n") + "\n::::",
@@ -188,9 +194,10 @@ def prepare_notebook(app, docname, source):
     if not str(app.env.doc2path(docname)).endswith(".ipynb"):
         return
     nb = json.loads(source[0])
-    code_cells = [cell for cell in nb.get("cells", []) if cell.get("cell_type") == "code"]
+    has_code = any(cell.get("cell_type") == "code" for cell in nb.get("cells", []))
+    install, setup = (setup_cells.install_cell(nb), setup_cells.setup_cell(nb)) if has_code else (None, None)
     for cell in nb.get("cells", []):
-        for_the_book(cell, first_code_cell=bool(code_cells) and cell is code_cells[0])
+        for_the_book(cell, "install" if cell is install else "setup" if cell is setup else None)
         if nbval_skips(cell):
             tags = cell.setdefault("metadata", {}).setdefault("tags", [])
             if "skip-execution" not in tags:
