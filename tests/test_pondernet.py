@@ -8,7 +8,6 @@ import torch.nn.functional as F
 
 from act_beyond import pondernet as pn
 from act_experiments.experiments import pondernet as pondernet_experiment
-from act_experiments.plots import pondernet as pondernet_plots
 from act_experiments.data import tasks
 from act_experiments.tables import read_csv
 from act_experiments.training import loop
@@ -359,15 +358,16 @@ def test_comparison_tables_round_trip(tmp_path):
     assert len(sums) == 6 * 4 and all(abs(v - 1) < 1e-5 for v in sums.values())
     assert tables["meta"]["settings"]["bits"] == 4 and len(tables["runs"]) == 6
     assert tables["runs"][0]["model"] in ("act", "pondernet") and isinstance(tables["runs"][0]["seed"], int)
-    act_knob, pn_knob = pondernet_plots.comparison_picks(tables)
+    act_knob, pn_knob = pondernet_experiment.comparison_picks(tables)
     assert act_knob == 1e-2 and pn_knob in (1e-2, 1e-1)
-    picks = pondernet_plots.attention_picks(tables, act_knob, pn_knob)
+    picks = pondernet_experiment.attention_picks(tables, act_knob, pn_knob)
     assert [m for m, _, _ in picks] == ["act", "pondernet"]
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    for fig in (pondernet_plots.figure_errors(tables), pondernet_plots.figure_counts(tables, act_knob, pn_knob),
-                pondernet_plots.figure_attention(tables, picks), pondernet_plots.figure_curves(tables)):
+    experiment = pondernet_experiment
+    for fig in (experiment.figure_errors(tables), experiment.figure_counts(tables, act_knob, pn_knob),
+                experiment.figure_attention(tables, picks), experiment.figure_curves(tables)):
         plt.close(fig)
 
 
