@@ -254,3 +254,22 @@ def test_building_the_course_again_keeps_the_gradebook_and_the_submissions(tmp_p
     assert (out / "source" / "stray.ipynb").read_text() == "{}" and (out / "source" / "session1").is_dir()
     assignments.build(out, generate=False, fresh=True)
     assert not (out / "gradebook.db").exists() and not (out / "submitted").exists()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_every_graded_notebook_says_how_its_answers_are_graded(path):
+    """Before its exercises, a learner reads what grading runs and what it refuses: the judge's
+    rules where answers are judged outside the kernel, the sealed kernel where they are not."""
+    from act_course.grading.registry import JUDGED
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    if not any(c["metadata"].get("nbgrader", {}).get("grade") for c in cells):
+        pytest.skip("no graded cell")
+    said = [c for c in cells if c["cell_type"] == "markdown" and "**How your answers are graded.**" in "".join(c["source"])]
+    assert len(said) == 1, f"{path.name}: say once how the answers are graded"
+    text = "".join(said[0]["source"])
+    first_exercise = next(i for i, c in enumerate(cells) if c["metadata"].get("nbgrader", {}).get("grade"))
+    assert cells.index(said[0]) < first_exercise, f"{path.name}: say it before the first exercise"
+    if path.stem in JUDGED:
+        assert "judge" in text and "refused" in text and "inputs drawn at grading time" in text
+    else:
+        assert "sealed" in text and "subprocess" in text and "network" in text
