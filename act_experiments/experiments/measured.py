@@ -26,6 +26,7 @@ scripts/plot_measured.py.
 from dataclasses import dataclass
 
 import argparse
+import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -305,3 +306,7 @@ def main(argv=None):
                      summary=summary,
                      plot=lambda controls, args: [path for task, m in controls.items()
                                                   for path in plot(task, m, args.figures)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,6 +20,7 @@ scripts/plot_parity64.py.
 """
 
 import matplotlib.pyplot as plt
+import sys
 
 from act_experiments import tables
 from act_experiments.experiments import measured
@@ -184,3 +185,7 @@ def main(argv=None):
                      read=lambda args: read(), summary=lambda data: print(describe(data)),
                      plot=lambda data, args: plot(data, args.figures))
 
+
+
+if __name__ == "__main__":
+    sys.exit(main())
