@@ -23,10 +23,9 @@ the seeds could have missed).
 scripts/plot_measured.py.
 """
 
-from dataclasses import dataclass
-
 import argparse
 import sys
+from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np

@@ -19,8 +19,9 @@ error at most 0.02), beside the measured mean N and the final error of every see
 scripts/plot_parity64.py.
 """
 
-import matplotlib.pyplot as plt
 import sys
+
+import matplotlib.pyplot as plt
 
 from act_experiments import tables
 from act_experiments.experiments import measured
