@@ -32,8 +32,10 @@ lab: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q $(XDIST) $(NBVAL) tests notebooks
 
+# The quick subset, within a minute on 2 cores: the unit tests without those marked slow (a
+# subprocess, a server, a short training) and without nbgrader's passes. `make test` runs them all.
 unit: $(STAMP)
-	$(PY) -m pytest -q $(XDIST) -m "not graded_course" tests
+	$(PY) -m pytest -q $(XDIST) -m "not graded_course and not slow" tests
 
 # Every notebook under nbval; a graded check cell that writes to stderr fails too, as nbgrader
 # scores it 0 (act_course/grading/nbval_rule.py): this run holds that the source gets every point.

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -29,6 +31,7 @@ def test_bench_act_prints_every_size():
     assert [round(float(r[5])) for r in rows] == [3, 10, 30, 3, 10, 30]
 
 
+@pytest.mark.slow
 def test_bench_train_step_numpy_and_torch_cpu():
     text = run_script("benchmarks/bench_train_step.py", "--sizes", "parity", "--ponder", "3",
                       "--backends", "numpy,cpu", "--seconds", "0.05", "--clock", "cpu")
@@ -40,6 +43,7 @@ def test_bench_train_step_numpy_and_torch_cpu():
     assert rows[0][7] == "1.00x"
 
 
+@pytest.mark.slow
 def test_bench_overhead_prints_every_piece():
     rows = table_rows(run_script("benchmarks/bench_overhead.py", "--repeats", "1", "--calls", "20"))
     assert len(rows) == 4
@@ -47,6 +51,7 @@ def test_bench_overhead_prints_every_piece():
         assert float(row[1]) > 0 and float(row[2]) > 0 and row[3].endswith("x")
 
 
+@pytest.mark.slow
 def test_bench_population_prints_alone_and_population_rates():
     rows = table_rows(run_script("benchmarks/bench_population.py", "--sizes", "parity", "--K", "1,2",
                                  "--seconds", "0.05"))
@@ -55,6 +60,7 @@ def test_bench_population_prints_alone_and_population_rates():
         assert float(row[2]) > 0 and float(row[3]) > 0 and row[4].endswith("x")
 
 
+@pytest.mark.slow
 def test_bench_sweep_times_each_engine():
     text = run_script("benchmarks/bench_sweep.py", "--sizes", "parity", "--networks", "4", "--iterations", "2",
                       "--setups", "pool:torch,population:torch")
@@ -63,6 +69,7 @@ def test_bench_sweep_times_each_engine():
     assert all(float(r[3]) > 0 and float(r[4]) > 0 for r in rows) and rows[0][5] == "1.00x"
 
 
+@pytest.mark.slow
 def test_bench_sweep_times_a_sweep_as_a_user_runs_it():
     """--realistic: 7 taus x 2 seeds and the 2 no-ACT runs, the default halting bias and evaluations."""
     text = run_script("benchmarks/bench_sweep.py", "--realistic", "--sizes", "parity", "--iterations", "2",
@@ -72,6 +79,7 @@ def test_bench_sweep_times_a_sweep_as_a_user_runs_it():
     assert [(r[1], r[2]) for r in rows] == [("population", "numpy")] and float(rows[0][4]) > 0
 
 
+@pytest.mark.slow
 def test_bench_core_vs_engine_times_both_libraries():
     rows = table_rows(run_script("benchmarks/bench_core_vs_engine.py", "--repeats", "1", "--calls", "1",
                                  "--ponder", "3"))

@@ -223,6 +223,7 @@ def _blank(png):
     return grey.max() - grey.min() < 0.125 or inked.mean() < 0.005
 
 
+@pytest.mark.slow
 def test_a_failing_notebook_fails_the_build(tmp_path):
     """The book's own settings, on a one-notebook book whose third cell raises: no site.
 

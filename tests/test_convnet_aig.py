@@ -98,6 +98,7 @@ def test_gate_modes_and_the_initial_open_fraction():
         gate(x, "maybe")
 
 
+@pytest.mark.slow
 def test_most_gates_of_a_new_network_start_open():
     net = small_net(blocks=6, channels=8).train()
     _, z = net(images(512), generator=torch.Generator().manual_seed(0))
@@ -123,6 +124,7 @@ def test_target_rate_loss_by_hand_and_its_gradient():
     assert (z.grad[:, 0] > 0).all() and (z.grad[:, 1:] < 0).all()
 
 
+@pytest.mark.slow
 def test_target_rate_loss_is_zero_at_the_target_and_passes_gradcheck():
     z = torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
     assert aig.target_rate_loss(z, 0.5).item() == 0.0
@@ -185,6 +187,7 @@ def test_skipping_closed_blocks_gives_what_masking_gives():
         net(x, mode="soft", skip=True)
 
 
+@pytest.mark.slow
 def test_gate_values_per_mode_and_shapes():
     net = small_net("hard", blocks=3).train()
     x = images(32)
@@ -262,6 +265,7 @@ def test_the_digits_split(digits):
         aig.load_digits_split(test_fraction=1.0)
 
 
+@pytest.mark.slow
 def test_training_learns_and_pulls_the_rate_towards_the_target(digits):
     small = {"x_train": digits["x_train"][:256], "y_train": digits["y_train"][:256]}
     plain = aig.build("none", blocks=2, channels=4, seed=0, convs=1)
@@ -339,6 +343,7 @@ def test_the_sweep_refuses_bad_options_in_one_line(argv, message, tmp_path, caps
     assert not (tmp_path / "sweep").exists()
 
 
+@pytest.mark.slow
 def test_the_sweep_redraws_its_figures_from_the_committed_csvs(tmp_path, capsys):
     script = load_script()
     with pytest.raises(SystemExit):
@@ -373,6 +378,7 @@ def without_time(path):
     return [{k: v for k, v in row.items() if k != "cpu_s"} for row in read_csv(path)]
 
 
+@pytest.mark.slow
 def test_a_stopped_sweep_resumes_with_the_same_rows_and_other_settings_are_refused(tmp_path, monkeypatch, capsys):
     straight, stopped = tmp_path / "straight", tmp_path / "stopped"
     assert tiny_sweep(straight, monkeypatch) == ["static", "hard", "soft"]

@@ -125,6 +125,7 @@ def test_grid_has_every_seed_natively_and_at_least_four_other_kernel_settings():
     assert {s for _, s in nv.grid((5,))} == {5}
 
 
+@pytest.mark.slow
 def test_measure_runs_a_notebook_per_variant_and_tabulates_its_checks(tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(

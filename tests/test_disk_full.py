@@ -206,6 +206,7 @@ def root(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sweep_config.json", "runs.csv", "curves.csv", "sweep.json"])
 def test_a_sweep_file_that_cannot_be_written_ends_the_sweep_in_one_line(root, capsys, name):
     """Its settings or its results: one line, the old file stands, and the same command finishes."""
@@ -242,6 +243,7 @@ def limited():
 LONG = ["--iterations", "200", "--eval-every", "50", "--log-every", "1"]
 
 
+@pytest.mark.slow
 def test_the_command_line_on_a_file_size_limit(tmp_path):
     out = tmp_path / "run"
     command = [sys.executable, str(TRAIN), "--backend", "numpy", *TINY_ARGS, *LONG]
@@ -261,6 +263,7 @@ def test_the_command_line_on_a_file_size_limit(tmp_path):
     assert_same_run(tmp_path / "straight", out, rel=0)
 
 
+@pytest.mark.slow
 def test_a_sweep_worker_on_a_file_size_limit(tmp_path):
     """The worker's run cannot grow its log: the sweep ends in one line, and the same command
     continues from the run's checkpoint to the numbers of a sweep that never stopped."""

@@ -86,6 +86,7 @@ def notebook(cells):
 SOLUTION = "from act_course.course import answered\nx = None\n### BEGIN SOLUTION\nx = 3\n### END SOLUTION"
 
 
+@pytest.mark.slow
 def test_nbgrader_grades_the_source_and_the_release_and_reports_what_is_wrong(tmp_path):
     import nbformat
     source = tmp_path / "01_demo.ipynb"
@@ -111,6 +112,7 @@ def test_nbgrader_grades_the_source_and_the_release_and_reports_what_is_wrong(tm
     assert "lesson cell 5 fails in the student edition (NameError" in problems[3]
 
 
+@pytest.mark.slow
 def test_hidden_tests_decide_the_grade(tmp_path):
     """A wrong answer that passes the visible check gets nothing once nbgrader restores the hidden tests."""
     import nbformat
@@ -132,6 +134,7 @@ def test_hidden_tests_decide_the_grade(tmp_path):
     assert graded["right"][source.name][1] == {"ex1-check": (1, 1)}
 
 
+@pytest.mark.slow
 def test_a_check_that_fails_for_the_wrong_reason_is_reported(tmp_path):
     import nbformat
     source = tmp_path / "01_demo.ipynb"
@@ -144,6 +147,7 @@ def test_a_check_that_fails_for_the_wrong_reason_is_reported(tmp_path):
     assert any("fails with NameError" in p and "instead of saying what is missing" in p for p in problems), problems
 
 
+@pytest.mark.slow
 def test_under_nbval_a_check_cell_that_writes_to_stderr_fails(tmp_path):
     """act_course.grading.nbval_rule, which conftest.py loads: nbgrader would score such a check 0,
     so the source's nbval run fails it; the same text in a lesson cell passes."""
@@ -163,6 +167,7 @@ def test_under_nbval_a_check_cell_that_writes_to_stderr_fails(tmp_path):
     assert "check cell ex1-check writes to stderr, so nbgrader would score it 0: a warning" in done.stdout
 
 
+@pytest.mark.slow
 def test_nbgrader_refusing_a_notebook_is_one_line_of_the_cli(tmp_path, capsys):
     import nbformat
     source = tmp_path / "01_demo.ipynb"

@@ -114,6 +114,7 @@ def signalling(backend, at, signum):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_checkpoints_by_time_change_no_number(tmp_path, backend):
     """Checkpoints after every iteration or every minute: the same log and parameters; a crash
@@ -170,6 +171,7 @@ def test_a_signal_finishes_the_iteration_and_checkpoints(tmp_path, signum):
 
 @pytest.mark.parametrize("backend, signum", [("numpy", signal.SIGINT), ("numpy", signal.SIGTERM),
                                              ("torch", signal.SIGINT)])
+@pytest.mark.slow
 def test_cli_stopped_by_a_signal_resumes_exactly(tmp_path, backend, signum):
     out = tmp_path / "stopped"
     args = [*TINY_ARGS, "--eval-every", "0", "--log-every", "7", "--checkpoint-every", "0.02"]
@@ -191,6 +193,7 @@ def test_cli_stopped_by_a_signal_resumes_exactly(tmp_path, backend, signum):
     assert_same_run(tmp_path / "straight", out)
 
 
+@pytest.mark.slow
 def test_cli_killed_resumes_from_its_last_checkpoint(tmp_path):
     """SIGKILL: no handler runs; the last time checkpoint (usually behind the log) is enough."""
     out = tmp_path / "killed"
@@ -238,6 +241,7 @@ def garble_a_line(path):
 
 @pytest.mark.parametrize("name, damage", [("checkpoint.npz", garble), ("checkpoint.npz", cut_in_half),
                                           ("log.jsonl", garble_a_line), ("log.jsonl", cut_in_half)])
+@pytest.mark.slow
 def test_resume_refuses_a_damaged_file_in_one_line(tmp_path, name, damage):
     out = small_cli_run(tmp_path)
     damage(out / name)
@@ -247,6 +251,7 @@ def test_resume_refuses_a_damaged_file_in_one_line(tmp_path, name, damage):
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before     # nothing touched
 
 
+@pytest.mark.slow
 def test_a_run_stopped_before_its_first_checkpoint(tmp_path):
     """Killed while writing its first checkpoint: --resume says to start again; starting again works."""
     out = tmp_path / "early"
@@ -272,6 +277,7 @@ def test_a_fresh_run_into_a_stopped_run_is_told_to_resume(tmp_path):
     assert (tmp_path / "run" / "log.jsonl").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_changed_text(tmp_path):
     """The checkpoint keeps the sha256 of the --data file: a changed file is refused, the same one resumes."""
     data = tmp_path / "tiny.txt"
@@ -366,6 +372,7 @@ def test_cli_refuses_a_learning_rate_adam_cannot_use(tmp_path, lr):
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal on a machine without CUDA")
 @pytest.mark.parametrize("device", ["cuda", "cuda:1"])
 def test_cli_refuses_cuda_without_cuda(tmp_path, device):

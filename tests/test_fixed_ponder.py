@@ -124,6 +124,7 @@ def test_the_cli_refuses_a_bad_F_in_one_line(tmp_path, capsys, argv, words):
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_a_run_takes_F_updates_everywhere_and_F_one_equals_no_act(tmp_path, backend):
     summary = loop.run({**SMALL, "fixed_ponder": 3, "out": str(tmp_path / "f3")}, BACKENDS[backend],

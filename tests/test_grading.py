@@ -142,6 +142,7 @@ def cheating_03b(path):
     return path
 
 
+@pytest.mark.slow
 def test_wrapping_the_library_scores_nothing_in_03b(tmp_path):
     """nbgrader autograde on 03b answered by wrapping act_numpy: every check of every exercise 0."""
     course = nbgrader_run.setup_course([NOTEBOOK_03B], tmp_path / "nbgrader")
@@ -263,6 +264,7 @@ sys.stdout.write(json.dumps(results))
 """
 
 
+@pytest.mark.slow
 def test_the_seal_refuses_what_could_reach_a_solution_and_allows_the_lessons(tmp_path):
     import subprocess
     import sys
@@ -319,6 +321,7 @@ def test_a_kernel_whose_seal_fails_stops_instead_of_grading_unsealed():
     assert "the grading seal could not be installed" in done.stderr
 
 
+@pytest.mark.slow
 def test_sealed_execute_seals_the_kernel_before_its_first_cell(tmp_path):
     """nbgrader's Execute as scripts/nbgrader_config.py sets it: the kernel nbgrader starts cannot
     read the course folder, but can read the submission's own working folder."""
@@ -340,6 +343,7 @@ def test_sealed_execute_seals_the_kernel_before_its_first_cell(tmp_path):
     assert "while a submission is graded" in second.outputs[0]["evalue"]
 
 
+@pytest.mark.slow
 def test_the_teachers_path_gives_feedback_that_reads_offline(tmp_path):
     """scripts/course.py's course, then docs/teaching.md's commands on session1 (notebook 01, its
     lesson's code cells taken out): a learner hands in the untouched release, autograde,
@@ -404,6 +408,7 @@ def hidden_test_lines(nb):
     return sorted(hidden - seen)
 
 
+@pytest.mark.slow
 def test_a_rebuilt_course_keeps_the_teachers_sources(tmp_path, capsys):
     """`make course` again: the course's own files are rewritten, a source the teacher edited or
     added is kept, and the edit is named in one line; deleted, the repository's comes back."""

@@ -29,6 +29,7 @@ def test_every_attack_scores_nothing(submission):
         assert not verdict.passed, (grade_id, verdict.text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("submission", attacks.HONEST, ids=[a.name for a in attacks.HONEST])
 def test_every_honest_variant_scores_full_marks(submission):
     for grade_id, verdict in verdicts(submission).items():
@@ -40,6 +41,7 @@ def test_a_warning_is_a_note_not_a_failure():
     assert "note: your answer raised DeprecationWarning: an old spelling, still right" in found["ex1-check"].text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stem", sorted(judged.JUDGED))
 def test_the_source_passes_and_the_release_fails_every_judged_check(stem):
     nb = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8"))
@@ -115,6 +117,7 @@ def run_alone(body, timeout=60):
     ("import importlib\nreturn importlib.import_module('act_course.grading')", "Forbidden"),
     ("import torch\nreturn 1", "Forbidden"),
 ])
+@pytest.mark.slow
 def test_the_runner_refuses_the_ways_out(body, refused):
     entry = run_alone(body)
     assert "error" in entry and entry["error"][0] == refused, entry
@@ -126,6 +129,7 @@ def test_the_runner_lets_numpy_and_the_standard_library_work():
     assert entry["value"] == pytest.approx(1.0 + np.pi + 3)
 
 
+@pytest.mark.slow
 def test_any_installed_package_may_be_imported_but_the_course_and_torch_answer_in_one_line():
     entry = run_alone("from scipy.special import expit\nreturn float(expit(0.0))")
     assert entry["value"] == 0.5
@@ -221,6 +225,7 @@ def test_a_judge_that_cannot_run_fails_every_judged_check():
     assert list(found) == ["ex2-check"] and not found["ex2-check"].passed and "boom" in found["ex2-check"].text
 
 
+@pytest.mark.slow
 def test_an_answer_that_never_ends_fails_with_a_time_limit():
     nb = attacks.submitted(attacks.Submission("loops", attacks.NB_03B, {"ex1-solution": attacks.HALTING_HEAD
                                                                         + "    while True:\n        pass\n"}, "none"))

@@ -103,6 +103,7 @@ SIZES = [("rnn", 5, 6, 16), ("rnn", 20, 16, 16), ("rnn", 20, 32, 32), ("lstm", 5
 CELLS = ("rnn", "lstm")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell, B, H, block_rows", SIZES)
 def test_float64_kernels_are_the_engine(cell, B, H, block_rows):
     """In float64 the kernels' y, N, R and gradients are act_engine.numpy_act's, to rounding."""
@@ -115,6 +116,7 @@ def test_float64_kernels_are_the_engine(cell, B, H, block_rows):
     assert_grads_close(gk, grads, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", CELLS)
 def test_members_cover_every_halting_case(cell):
     """The problem's members halt as their names say: in between, at step 1, at the cap, fixed."""
@@ -131,6 +133,7 @@ def test_members_cover_every_halting_case(cell):
     assert gk["W_h"][0].any() and gk["W_h"][2].any()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", CELLS)
 def test_each_member_is_its_own_network(cell):
     """Member k of the kernels is act_numpy.act's one network with that member's epsilon and M
@@ -150,6 +153,7 @@ def test_each_member_is_its_own_network(cell):
                            rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell, B", [("rnn", 20), ("lstm", 5)])
 def test_float32_kernels_are_the_float32_engine(cell, B):
     """In float32, the kernels' own precision, they agree with act_engine.numpy_act in float32: the
@@ -164,6 +168,7 @@ def test_float32_kernels_are_the_float32_engine(cell, B):
     assert_grads_close(gk, grads, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", CELLS)
 def test_autograd_through_the_kernels_is_autograd_through_the_engine(cell):
     """kernel_act.ponder_until_halted, the population's entry, takes the arguments of
@@ -262,6 +267,7 @@ def population_batches(configs, steps):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", CELLS)
 def test_population_trains_the_same_on_the_kernels(cell):
     """Population.forward with the kernels (eager, autograd through kernel_act) trains every member
@@ -285,6 +291,7 @@ def test_population_trains_the_same_on_the_kernels(cell):
                                        err_msg=f"{k} {name}")
 
 
+@pytest.mark.slow
 def test_population_option_is_refused_where_it_cannot_run():
     """kernels=True is refused by name: with graphed=True, anything but a bool, more hidden units
     than a tile holds, and on the CPU without the interpreter (in a process of its own); where the
@@ -329,6 +336,7 @@ def run_uninterpreted(code):
     return done.stdout
 
 
+@pytest.mark.slow
 def test_without_triton_the_engine_imports_and_the_kernels_say_what_to_install():
     """Triton is optional: with it hidden, every module of act_engine still imports (as
     tests/test_layers.py imports them all), and the kernels refuse with a ValueError that names
@@ -370,6 +378,7 @@ def sweep_main(capsys, *args):
     return status, capsys.readouterr().err.strip()
 
 
+@pytest.mark.slow
 def test_a_sweep_trains_on_the_kernels_as_without_them(tmp_path, monkeypatch, capsys):
     """scripts/sweep.py --kernels end to end (on the CPU its worker inherits TRITON_INTERPRET=1):
     the runs' numbers are those of the same sweep without the kernels, to rounding in float64;
@@ -403,6 +412,7 @@ def test_a_sweep_trains_on_the_kernels_as_without_them(tmp_path, monkeypatch, ca
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_kernel_compiles_with_the_warps_it_is_launched_with():
     """Every kernel compiles for a CUDA GPU at every tile width (sm_90 where there is no GPU), with
     the warps kernel_act launches it with; for sm_90 the spills at BLOCK_H = 128 stay below 2 KB a

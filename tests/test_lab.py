@@ -108,6 +108,7 @@ def test_lab_command_allows_root_only_as_root_and_reads_the_address_from_the_env
     assert {"--no-browser", "--ip=0.0.0.0", "--port=9999", "--ServerApp.token=x"} <= set(as_user)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_lab_serves_the_first_notebook_with_its_figures(tmp_path):
     process, log = start_lab(tmp_path, free_port())
@@ -135,6 +136,7 @@ def test_lab_serves_the_first_notebook_with_its_figures(tmp_path):
     assert process.returncode is not None
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_lab_moves_to_another_port_when_its_port_is_taken(tmp_path):
     with socket.socket() as busy:
@@ -152,6 +154,7 @@ def test_lab_moves_to_another_port_when_its_port_is_taken(tmp_path):
             stop(process)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_the_formgrader_opens_on_a_built_course(tmp_path):
     """`make formgrader`: scripts/lab.py --course on make course's folder serves nbgrader's

@@ -108,6 +108,7 @@ def test_no_modules_import_each_other_in_a_circle():
     assert not cycles, "modules that import each other in a circle:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("package", LAYERS)
 def test_a_package_loaded_alone_loads_no_layer_above(package):
     """What actually runs: every module of the package imported in a fresh interpreter."""

@@ -47,6 +47,7 @@ def assert_same_stats(stats, ref, where):
     assert np.allclose(stats["rho"], ref["rho"], rtol=1e-9, atol=1e-12), where
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", list(TASKS))
 def test_each_member_follows_its_run_trained_alone(task):
     configs, steps = configs_for(task), 30

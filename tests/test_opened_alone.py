@@ -112,6 +112,7 @@ def test_committed_results_are_results_in_a_clone_and_the_packaged_copy_elsewher
     assert tables.committed_results(package) == package / "committed"
 
 
+@pytest.mark.slow
 def test_the_wheel_carries_the_committed_sweeps_and_every_subpackage(tmp_path):
     """Built from this checkout and installed into a folder of its own, the course reads the
     committed sweeps from inside itself, as in a hosted Jupyter."""

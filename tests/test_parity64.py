@@ -29,6 +29,7 @@ def committed(tmp_path_factory):
     return root / "results"
 
 
+@pytest.mark.slow
 def test_every_setting_is_read_with_its_seeds_and_fojos_numbers(committed):
     data = parity64.read(committed)
     keys = [s["key"] for s in data["settings"]]

@@ -370,6 +370,7 @@ SMALL = dict(task_options={"bits": 4}, hidden=8, batch_size=16, iterations=6, ev
              probe_every=2, dtype=torch.float64)
 
 
+@pytest.mark.slow
 def test_train_variant_records_and_tells_the_bugs_apart():
     ok = pitfalls_experiment.train_variant("correct", **SMALL)
     assert [e["iteration"] for e in ok["evals"]] == [0, 3, 6]

@@ -84,6 +84,7 @@ def test_tau_labels_and_colours():
     assert by_rank[0.03] == cmap(0.45)
 
 
+@pytest.mark.slow
 def test_logic_addition_figures_come_out_the_same_twice(tmp_path):
     sweep = reading.load_sweep("addition_small")
     first = save_figures(logic_addition.FIGURES, sweep, "addition_test", tmp_path / "a")
@@ -93,6 +94,7 @@ def test_logic_addition_figures_come_out_the_same_twice(tmp_path):
     assert [p.read_bytes() for p in first] == [p.read_bytes() for p in again]
 
 
+@pytest.mark.slow
 def test_plot_task_names_the_figures_after_the_task_unless_told(tmp_path):
     def names(*args):
         subprocess.run([sys.executable, str(ROOT / "scripts" / "plot_task.py"), "logic", "--sweep", "logic_small",
@@ -104,6 +106,7 @@ def test_plot_task_names_the_figures_after_the_task_unless_told(tmp_path):
     assert {n.split("_")[0] for n in names("--prefix", "mine", "b")} == {"mine"}
 
 
+@pytest.mark.slow
 def test_plot_sort_names_the_figures_sort_unless_told(tmp_path):
     def names(*args):
         subprocess.run([sys.executable, str(ROOT / "scripts" / "plot_sort.py"), "--sweep", "sort_small",
@@ -115,6 +118,7 @@ def test_plot_sort_names_the_figures_sort_unless_told(tmp_path):
     assert names("--prefix", "sort_len8", "b") == sorted(f"sort_len8_{n}.png" for n in kinds)
 
 
+@pytest.mark.slow
 def test_architecture_writes_the_same_bytes_twice(tmp_path):
     first = architecture.save(tmp_path / "a")
     again = architecture.save(tmp_path / "b")
@@ -129,6 +133,7 @@ def test_architecture_writes_the_same_bytes_twice(tmp_path):
     ["plot_parity.py", "sort_small"],
     ["plot_characters.py", "--results", "no_such_folder"],
 ])
+@pytest.mark.slow
 def test_a_script_refuses_a_sweep_it_cannot_draw_in_one_line(command, tmp_path):
     script, *args = command
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / script), *args, "--figures", str(tmp_path)],

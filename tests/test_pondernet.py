@@ -342,6 +342,7 @@ def comparison(folder, settings=TINY, progress=None, **kw):
                                                progress=progress, **kw)
 
 
+@pytest.mark.slow
 def test_comparison_tables_round_trip(tmp_path):
     tables = comparison(tmp_path)         # what run_comparison returns is read tables from its files
     assert len(tables["runs"]) == 2 + 4                       # ACT: 1 tau x 2 seeds; PonderNet: 2 betas x 2 seeds
@@ -385,6 +386,7 @@ def files(folder):
     return {p.name: p.read_bytes() for p in sorted((folder / "out").glob("*.csv"))}
 
 
+@pytest.mark.slow
 def test_a_stopped_comparison_resumes_to_the_same_tables(tmp_path, monkeypatch):
     """Stopped after its first chunk, and stopped in the middle of PonderNet's part of the second
     (after ACT's runs reached its end), a comparison run again ends with every CSV byte for byte

@@ -35,6 +35,7 @@ def batches(config, n):
     return [tasks.make_batch(config["task"], rng, config["batch_size"], **config["task_options"]) for _ in range(n)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", list(TASKS))
 def test_each_member_follows_its_run_trained_alone(task):
     configs, steps = configs_for(task), 30

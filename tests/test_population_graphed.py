@@ -137,6 +137,7 @@ class RerunWithNoGraphAlive(Rerun):
         super().__init__(fn, warmup)
 
 
+@pytest.mark.slow
 def test_no_autograd_graph_outlives_the_exact_step():
     eager, graphed, step, log = train_both(configs_for("rnn"), 12,
                                            lambda pop: PopulationGraphStep(pop, slack=0, warmup=1,

@@ -69,6 +69,7 @@ def same_run(folder_a, folder_b):
         assert np.allclose(state_a[key], state_b[key], rtol=1e-9, atol=1e-12), key
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", list(TASKS))
 def test_a_population_writes_what_its_runs_write_alone(tmp_path, task):
     alone = configs(task, tmp_path / "alone")
@@ -93,6 +94,7 @@ def test_each_run_gets_its_share_of_the_training_time(tmp_path):
     assert all(s["time_s"] >= s["train_time_s"] * len(summaries) * 0.99 for s in summaries)
 
 
+@pytest.mark.slow
 def test_a_killed_population_resumes_exactly_together_or_alone(tmp_path):
     whole = configs("logic", tmp_path / "whole")
     loop.train_population(whole, TorchBackend, Population, progress=False)

@@ -337,6 +337,7 @@ def test_the_ladder_is_read_at_measured_N_on_the_line_between_its_rungs():
     assert measured.ladder_at(rungs, 0, 1.5) is None and measured.ladder_at(rungs, 0, 6) is None
 
 
+@pytest.mark.slow
 def test_a_measured_control_reads_tests_and_draws(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(launch, "ROOT", tmp_path)
     args = [*TINY, "--seeds", "3", "--halting-bias", "-2"]

@@ -81,6 +81,7 @@ def test_bad_options_stop_before_any_worker_and_write_nothing(root, capsys, extr
     assert list(root.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_rerun_keeps_the_runs_and_refuses_other_settings(root, capsys):
     assert run_sweep(capsys, "--name", "s", *TINY)[0] == 0
     folder, results = root / "runs" / "sweeps" / "s", root / "results" / "s"
@@ -107,6 +108,7 @@ def test_a_rerun_keeps_the_runs_and_refuses_other_settings(root, capsys):
     assert csvs(results) == first
 
 
+@pytest.mark.slow
 def test_damaged_runs_are_trained_again_to_the_same_numbers(root, capsys):
     assert run_sweep(capsys, "--name", "d", *TINY)[0] == 0
     run, results = root / "runs" / "sweeps" / "d" / "tau0.01-seed0", root / "results" / "d"
@@ -126,6 +128,7 @@ def test_damaged_runs_are_trained_again_to_the_same_numbers(root, capsys):
     assert again["curves.csv"] == first["curves.csv"] and again["difficulty.csv"] == first["difficulty.csv"]
 
 
+@pytest.mark.slow
 def test_force_deletes_the_old_runs_and_starts_over(root, capsys):
     assert run_sweep(capsys, "--name", "f", *TINY)[0] == 0
     folder = root / "runs" / "sweeps" / "f"
@@ -137,6 +140,7 @@ def test_force_deletes_the_old_runs_and_starts_over(root, capsys):
     assert summary["config"]["lr"] == 1e-3
 
 
+@pytest.mark.slow
 def test_characters_sweep_refuses_a_changed_text(root, capsys, tmp_path):
     data = tmp_path / "tiny.txt"
     words = "the quick brown fox jumps over the lazy dog, then sleeps.\n"
@@ -161,6 +165,7 @@ def test_characters_sweep_refuses_a_changed_text(root, capsys, tmp_path):
     pytest.param(["--device", "cuda"], ["CUDA is not available"],
                  marks=pytest.mark.skipif(torch.cuda.is_available(), reason="checks a machine without CUDA")),
 ])
+@pytest.mark.slow
 def test_sweep_cli_refuses_bad_options_in_one_line(extra, words):
     """The real script, in its own process: it stops before it writes anything."""
     name = f"test-refused-{uuid.uuid4().hex[:8]}"
@@ -190,6 +195,7 @@ def sweep_driver(tmp_path):
             f"launch.ROOT = Path({str(tmp_path)!r}); launch.main(sys.argv[1:])")
 
 
+@pytest.mark.slow
 def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
     """Ctrl-C to the sweep: one line, status 130, and each worker checkpoints where it stopped."""
     args = [*TINY, "--iterations", "10000000", "--eval-every", "0", "--log-every", "5", "--checkpoint-every", "60"]
@@ -202,6 +208,7 @@ def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
     assert not (tmp_path / "results" / "i").exists()
 
 
+@pytest.mark.slow
 def test_a_run_folder_from_other_settings_is_kept_and_stops_the_sweep_in_one_line(root, capsys):
     """A run folder left by an earlier sweep without sweep_config.json and made with other options is
     neither deleted nor mixed in: the sweep stops in one line and the folder stays as it was."""
@@ -224,6 +231,7 @@ def read_runs(results):
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["torch", "numpy"])
 def test_population_and_pool_engines_give_the_same_numbers(root, capsys, backend):
     """--engine changes only how runs are scheduled: runs.csv, curves and difficulty agree to rounding."""
@@ -295,6 +303,7 @@ def test_by_default_a_cpu_sweep_trains_numpy_populations(root, capsys):
     assert summary["backend"] == "numpy" and summary["config"]["dtype"] == "float32"
 
 
+@pytest.mark.slow
 def test_a_sweep_stopped_and_run_again_ends_with_the_numbers_of_one_that_never_stopped(tmp_path):
     """Ctrl-C in the middle of a population, then the same command: the results are those of a
     sweep that ran through (a long sweep can be carried through many short sessions)."""
@@ -330,6 +339,7 @@ def worker_pids(pid):
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds the workers through /proc")
 @pytest.mark.parametrize("signum, status, words", [(signal.SIGKILL, 1, "a worker process died"),
                                                     (signal.SIGTERM, 143, "run the same command again")])
+@pytest.mark.slow
 def test_a_worker_stopped_or_killed_on_its_own_ends_the_sweep_in_one_line(tmp_path, signum, status, words):
     """Not a hang: a worker killed (out of memory, say) or stopped alone ends the sweep, one line."""
     args = [*TINY, "--iterations", "10000000", "--eval-every", "0", "--log-every", "5"]
@@ -341,6 +351,7 @@ def test_a_worker_stopped_or_killed_on_its_own_ends_the_sweep_in_one_line(tmp_pa
     assert_one_line(proc.returncode, err, status, words)
 
 
+@pytest.mark.slow
 def test_a_numpy_worker_starts_without_pytorch():
     """PyTorch's import costs a NumPy sweep's every worker most of a second: the NumPy backend, its
     population and the loop load without it, and TorchBackend and TorchPopulation still import."""
@@ -356,6 +367,7 @@ def test_a_numpy_worker_starts_without_pytorch():
     assert done.stdout.split() == ["False", "True", "TorchPopulation"]
 
 
+@pytest.mark.slow
 def test_first_seed_gives_fresh_seeds(root, capsys):
     """--first-seed 7 --seeds 2: runs of seeds 7 and 8, each the run that seed gives alone."""
     args = [a for a in TINY if a != "--no-baseline"]
@@ -377,6 +389,7 @@ def test_first_seed_gives_fresh_seeds(root, capsys):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks a machine without CUDA")
 def test_kernels_without_cuda_are_refused_in_one_line_before_any_file():
     """The real script, in its own process and without Triton's interpreter: no CUDA device (or no

@@ -22,6 +22,7 @@ def swept(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_progress_rows_are_the_logs_means(swept, capsys):
     out = swept / "progress"
     progress.main(["tiny", "--out", str(out), "--window", "10"])

@@ -181,6 +181,7 @@ def test_cli_trains_on_a_file_and_resumes_exactly(tmp_path, small_file, capsys):
     assert [d["difficulty"] for d in whole["final_eval"]["by_difficulty"]] == [1]   # letters only
 
 
+@pytest.mark.slow
 def test_a_short_training_run_beats_the_uniform_guess(tmp_path):
     """8 bits per byte at the start (a uniform softmax); clearly fewer after 20 Adam steps.
 

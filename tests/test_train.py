@@ -320,6 +320,7 @@ def test_ponder_by_difficulty_counts_only_steps_of_a_sequence(tmp_path):
     assert rows and all(d["ponder"] == 2.0 for d in rows)
 
 
+@pytest.mark.slow
 def test_short_training_beats_chance_on_4_bit_parity(tmp_path):
     """4-bit parity, tanh RNN with 32 units: chance at the start, well below it after 300 steps.
 
