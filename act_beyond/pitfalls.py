@@ -26,7 +26,7 @@ The pieces, correct one first (paper equation in brackets):
         cap_without_remainder_weights, cap_zero_remainder_weights
     mix(p, S_n, N, entering) -> the state passed on (9):
         weighted_mean | plain_average, running_average
-    ponder(N, R, steps) -> rho (B, T), the ponder cost per step (10)-(12):
+    ponder(N, R, in_sequence) -> rho (B, T), the ponder cost per step (10)-(12):
         ponder_cost | ponder_cost_with_padding, ponder_cost_detached, ponder_cost_sum_h (which also
         takes h_last, the halting unit of each step's last ponder step: needs_h_last = True)
 
@@ -58,8 +58,8 @@ def check_piece(name, value):
         raise ValueError(f"{name} must be a function (one of the pieces of act_beyond.pitfalls), got {value!r}")
 
 
-def _steps(h):
-    """[1, 2, ..., n] for h (..., n)."""
+def _n_range(h):
+    """The ponder steps [1, 2, ..., n] for h (..., n)."""
     return torch.arange(1, h.shape[-1] + 1, device=h.device)
 
 
@@ -149,22 +149,22 @@ def remainder_weights(h, N, capped):
 
 
 def _with_last(h, N, last):
-    steps = _steps(h)
-    p = torch.where(steps < N[..., None], h, 0.0)
-    return torch.where(steps == N[..., None], last[..., None], p), last
+    n_range = _n_range(h)
+    p = torch.where(n_range < N[..., None], h, 0.0)
+    return torch.where(n_range == N[..., None], last[..., None], p), last
 
 
 def overshoot_weights(h, N, capped):
     """Bug: p^N = h^N - max(sum_{n<=N} h^n - 1, 0). Equals R only when the sum reaches 1; loses up
     to epsilon of the mass when it stops in [1 - epsilon, 1), and gives h^M at the cap (eq. 8)."""
-    total = torch.where(_steps(h) <= N[..., None], h, 0.0).sum(dim=-1)
+    total = torch.where(_n_range(h) <= N[..., None], h, 0.0).sum(dim=-1)
     return _with_last(h, N, _at(h, N) - torch.relu(total - 1.0))
 
 
 def remainder_through_N_weights(h, N, capped):
     """Bug: R from the wrong steps, R = 1 - sum_{n<=N} h^n (h^N included): p^N is about 0 or
     negative, the weights sum to 1 - h^N, and the ponder cost reaches h^N (eqs 8, 20)."""
-    total = torch.where(_steps(h) <= N[..., None], h, 0.0).sum(dim=-1)
+    total = torch.where(_n_range(h) <= N[..., None], h, 0.0).sum(dim=-1)
     return _with_last(h, N, 1.0 - total)
 
 
@@ -194,7 +194,7 @@ def weighted_mean(p, S_n, N, entering):
 def plain_average(p, S_n, N, entering):
     """Bug: s_t = (1/N) sum_{n<=N} s^n. p is not used, so the data loss sends the halting unit
     no gradient at all: only the ponder cost trains it."""
-    taken = (_steps(p) <= N[..., None]).to(S_n.dtype)
+    taken = (_n_range(p) <= N[..., None]).to(S_n.dtype)
     return (taken[..., None] * S_n).sum(dim=-2) / N[..., None].to(S_n.dtype)
 
 
@@ -209,26 +209,26 @@ def running_average(p, S_n, N, entering):
 
 
 # ---------------------------------------------------------------------------------------------
-# Eqs. (10)-(12): the ponder cost. N, R (B, T); steps (B, T) 1 on each sequence's steps (up to
+# Eqs. (10)-(12): the ponder cost. N, R (B, T); in_sequence (B, T) 1 on each sequence's steps (up to
 # its last target, act_numpy.model.sequence_steps) and 0 on the padding after them.
 # ---------------------------------------------------------------------------------------------
 
-def ponder_cost(N, R, steps):
+def ponder_cost(N, R, in_sequence):
     """Correct (eqs 10, 11): rho_t = N(t) + R(t) on the sequence's own steps, 0 on padding."""
-    return (N.to(R.dtype) + R) * steps
+    return (N.to(R.dtype) + R) * in_sequence
 
 
-def ponder_cost_with_padding(N, R, steps):
+def ponder_cost_with_padding(N, R, in_sequence):
     """Bug: rho_t counted on every step, padding included: the network pays for pondering over
     inputs that are not there, which raises the effective tau by T / (sequence length)."""
     return N.to(R.dtype) + R
 
 
-def ponder_cost_sum_h(N, R, steps, h_last):
+def ponder_cost_sum_h(N, R, in_sequence, h_last):
     """Bug: the simplified ponder cost -sum_{n=1}^{N} h^n that public write-ups give. Its value is
     R - 1 - h^N, and it counts the last halting unit: the ponder gradient reaches h^N with -1, where
     eqs (14) and (20) give 0. h_last (B, T): h^{N(t)} of every step."""
-    return (R - 1.0 - h_last) * steps
+    return (R - 1.0 - h_last) * in_sequence
 
 
 ponder_cost_sum_h.needs_h_last = True
@@ -240,9 +240,9 @@ def last_halting(record, N):
                        dim=1)
 
 
-def ponder_cost_detached(N, R, steps):
+def ponder_cost_detached(N, R, in_sequence):
     """Bug: R detached from the graph, so tau P has no gradient and tau does nothing (eq. 12)."""
-    return (N.to(R.dtype) + R.detach()) * steps
+    return (N.to(R.dtype) + R.detach()) * in_sequence
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,14 +461,14 @@ PITFALLS = {p.name: p for p in (
 )}
 
 
-def objective(y_hat, N, R, target, live, steps, *, kind, heads, tau, ponder=ponder_cost, h_last=None):
+def objective(y_hat, N, R, target, live, in_sequence, *, kind, heads, tau, ponder=ponder_cost, h_last=None):
     """The loss of eq. (12) in two parts, with the ponder piece replaceable.
 
     Arguments as act_torch.losses.act_loss (whose data term and error mask are used); h_last (B, T)
     goes to a ponder piece with needs_h_last (ponder_cost_sum_h). Returns
     data_loss (0-d), ponder_loss = tau * sum_t rho_t / B (0-d) and wrong (B, T) bool."""
     check_piece("ponder", ponder)
-    data_loss, wrong, _ = act_loss(y_hat, N, R, target, live, steps, kind=kind, heads=heads, tau=0.0)
+    data_loss, wrong, _ = act_loss(y_hat, N, R, target, live, in_sequence, kind=kind, heads=heads, tau=0.0)
     B = live.shape[-2]
-    rho = ponder(N, R, steps, h_last) if getattr(ponder, "needs_h_last", False) else ponder(N, R, steps)
+    rho = ponder(N, R, in_sequence, h_last) if getattr(ponder, "needs_h_last", False) else ponder(N, R, in_sequence)
     return data_loss, tau * rho.sum(dim=(-2, -1)) / B, wrong

@@ -82,11 +82,11 @@ class PopulationGraphStep:
         batch = (torch.as_tensor(x, **as_t),) + loss_inputs(y, mask, pop.loss_kind, pop.heads, **as_t)
         shapes = [b.shape for b in batch]
         if shapes == self.shapes:
-            for static, new in zip((self.x, self.target, self.live, self.steps), batch):
+            for static, new in zip((self.x, self.target, self.live, self.in_sequence), batch):
                 static.copy_(new)
             return
         self.shapes = shapes
-        self.x, self.target, self.live, self.steps = batch
+        self.x, self.target, self.live, self.in_sequence = batch
         self.forward_graph = BudgetedGraph(self._forward_backward, self.cap, slack=self.slack,
                                            warmup=self.warmup, capture=self.capture,
                                            shrink_after=self.shrink_after)
@@ -94,7 +94,7 @@ class PopulationGraphStep:
     def _loss_and_gradients(self, y_hat, N, R):
         """The loss of eq. (12) per member and its gradients, written into self.grads."""
         pop = self.pop
-        loss, wrong, rho = act_loss(y_hat, N, R, self.target, self.live, self.steps, kind=pop.loss_kind,
+        loss, wrong, rho = act_loss(y_hat, N, R, self.target, self.live, self.in_sequence, kind=pop.loss_kind,
                                     heads=pop.heads, tau=pop.tau)
         names = list(pop.params)
         # the members share no parameter: the gradient of the sum is each member's own

@@ -143,7 +143,7 @@ class PonderLoop:
         self.zeros = x.new_zeros(*self.lead, self.B, P["W_s"].shape[-2])
         # ponder step numbers n = 1, 2, ...: made for the steps taken and grown when more are
         # taken, never for all M at once (M may be huge: an arange of 10^9 steps is 8 GB)
-        self.steps = torch.arange(1, min(limit, 32) + 1, device=x.device)
+        self.n_range = torch.arange(1, min(limit, 32) + 1, device=x.device)
         self.states, self.cells, self.sums = [], [], []      # of the input step being pondered
         self.means, self.Ns, self.Rs, self.mean_cells = [], [], [], []
 
@@ -188,11 +188,11 @@ class PonderLoop:
         step n came before the row's N(t), i.e. where the row took (or would take) step n + 1.
         """
         n_steps = len(self.states)
-        if n_steps > len(self.steps):
-            self.steps = torch.arange(1, min(2 * n_steps, self.limit) + 1, device=self.steps.device)
-        steps = self.steps[:n_steps]
+        if n_steps > len(self.n_range):
+            self.n_range = torch.arange(1, min(2 * n_steps, self.limit) + 1, device=self.n_range.device)
+        n_range = self.n_range[:n_steps]
         # N(t) counts the steps a row went on after (eqs 7, 13), plus the first. N has no gradient.
-        before = halting_test(torch.cat(self.sums, dim=-1), steps, self.threshold, self.cap)
+        before = halting_test(torch.cat(self.sums, dim=-1), n_range, self.threshold, self.cap)
         N = before.sum(dim=-1).add_(1)
         S_n = torch.stack(self.states, dim=-2)                   # (..., B, n, H): s^1..s^n
         # eq. (5) again, now with gradient: all halting units of step t in one product
@@ -200,7 +200,7 @@ class PonderLoop:
         h = h.view(*self.lead, self.B, n_steps)
         if self.halting is not None:
             h = h * self.halting
-        p, R = halting_distribution(h, N, steps)                 # eqs (6), (8)
+        p, R = halting_distribution(h, N, n_range)               # eqs (6), (8)
         # eq. (9): s_t = sum_n p^n s^n, as multiply-and-sum: a batched matrix product of
         # B tiny (1, n) x (n, H) blocks is several times slower on the CPU
         mean_s = (p[..., None] * S_n).sum(dim=-2)

@@ -136,9 +136,9 @@ class Population:
             raise ValueError(f"x must be (K={self.K}, B, T, D={D}) with mask (K, B, T); got x {x.shape}, "
                              f"mask {mask.shape}")
         as_t = dict(dtype=self.dtype, device=self.device)
-        target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
+        target, live, in_sequence = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
         y_hat, N, R = self.forward(torch.as_tensor(x, **as_t))
-        loss, wrong, rho = act_loss(y_hat, N, R, target, live, steps, kind=self.loss_kind, heads=self.heads,
+        loss, wrong, rho = act_loss(y_hat, N, R, target, live, in_sequence, kind=self.loss_kind, heads=self.heads,
                                     tau=self.tau)
         stats = statistics(wrong, rho, N)
         return loss, [{name: value[k] for name, value in stats.items()} for k in range(self.K)]

@@ -82,7 +82,7 @@ def halting_backward(dp, dR, N):
     dL/dh^N = 0 (eq. 20) because h^N appears nowhere in p, nor in R.
     """
     N = np.asarray(N)[..., None]                     # (B, 1)
-    steps = np.arange(1, dp.shape[-1] + 1)           # (n_steps,)
+    n_range = np.arange(1, dp.shape[-1] + 1)         # (n_steps,): the ponder steps n = 1, 2, ...
     # p^N = R = 1 - sum_{n<N} h^n, so every h^n with n < N moves p^N by -1 (eq. 18)
     dpN = np.take_along_axis(dp, N - 1, axis=-1) + np.asarray(dR)[..., None]
-    return np.where(steps < N, dp - dpN, 0.0)
+    return np.where(n_range < N, dp - dpN, 0.0)

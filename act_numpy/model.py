@@ -39,11 +39,11 @@ def objective(y_hat, N, R, targets, mask, *, loss, heads, tau):
     """
     B = np.shape(mask)[-2]
     data_loss, dy, wrong = task_loss(loss, y_hat, targets, mask, heads)
-    steps = sequence_steps(mask)
-    rho = (N + R) * steps                                     # eq. (10), only where the sequence lives
+    in_sequence = sequence_steps(mask)
+    rho = (N + R) * in_sequence                               # eq. (10), only where the sequence lives
     ponder_cost = np.sum(tau * rho, axis=(-2, -1)) / B        # tau * P, eqs (11)-(12)
     stats = {"data_loss": data_loss, "ponder_cost": ponder_cost, "rho": rho, "wrong": wrong}
-    dponder = (tau * steps / B).astype(y_hat.dtype)           # d(tau P)/drho_t, in the network's dtype
+    dponder = (tau * in_sequence / B).astype(y_hat.dtype)     # d(tau P)/drho_t, in the network's dtype
     return data_loss + ponder_cost, dy, dponder, stats
 
 
@@ -104,10 +104,10 @@ class ACTModel:
         y_hat, N, R, cache = self.forward(x, N)
         total, dy, dponder, stats = self._objective(y_hat, N, R, y, mask)
         grads = act_backward(dy, dponder, cache)
-        steps = sequence_steps(mask)
+        in_sequence = sequence_steps(mask)
         stats.update(N=N, R=R, sequence_error=stats["wrong"].any(axis=1),
-                     mean_ponder=float(stats["rho"].sum() / max(steps.sum(), 1.0)),
-                     max_ponder=int((N * steps).max()))
+                     mean_ponder=float(stats["rho"].sum() / max(in_sequence.sum(), 1.0)),
+                     max_ponder=int((N * in_sequence).max()))
         return float(total), grads, stats
 
     def evaluate(self, x, y, mask, N=None):

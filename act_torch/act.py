@@ -97,20 +97,20 @@ def lstm_cell(z, state):
     return s, (s, c)
 
 
-def halting_distribution(h, N, steps=None):
+def halting_distribution(h, N, n_range=None):
     """The halting distribution p and the remainder R from halting units and halting steps.
 
     h (..., n) halting units h^1..h^n (eq. 5); N (...) int64 halting steps, 1 <= N <= n;
-    steps: optional tensor [1, 2, ..., n] (made here when not given).
+    n_range: optional tensor [1, 2, ..., n] of the ponder steps n (made here when not given).
     Returns p (..., n) with p^k = h^k for k < N, p^N = R and 0 after (eq. 6), and
     R (...) = 1 - sum_{k<N} h^k (eq. 8). Only h^k with k < N enter p and R, so autograd gives
     dR/dh^k = -1 for k < N and 0 for k >= N (eqs 14, 18, 20).
     """
-    if steps is None:
-        steps = torch.arange(1, h.shape[-1] + 1, device=h.device)
-    h_before = torch.where(steps < N[..., None], h, 0.0)          # h^k for k < N(t)
+    if n_range is None:
+        n_range = torch.arange(1, h.shape[-1] + 1, device=h.device)
+    h_before = torch.where(n_range < N[..., None], h, 0.0)          # h^k for k < N(t)
     R = 1.0 - h_before.sum(dim=-1)                                 # eq. (8)
-    p = torch.where(steps == N[..., None], R[..., None], h_before)    # eq. (6)
+    p = torch.where(n_range == N[..., None], R[..., None], h_before)    # eq. (6)
     return p, R
 
 
@@ -237,16 +237,16 @@ def _forward(x, params, cell, epsilon, max_ponder, record, halting, schedule=Non
             if not halting_test(cum, n, 1.0 - epsilon, cap).any():   # one host sync per step
                 break                                                        # every row has halted
         S_n = torch.stack(states, dim=1)                          # (B, n_t, H): s^1 .. s^n_t
-        steps = torch.arange(1, S_n.shape[1] + 1, device=x.device)
+        n_range = torch.arange(1, S_n.shape[1] + 1, device=x.device)
         # N(t): the first n whose sum reaches 1 - eps, or the cap M (eqs 7, 13)
-        N = halting_test(torch.stack(sums, dim=-1), steps, 1.0 - epsilon,
+        N = halting_test(torch.stack(sums, dim=-1), n_range, 1.0 - epsilon,
                          cap if schedule is None else cap[:, None]).sum(dim=-1) + 1
         # eq. (5) with gradient, for all the steps of t in one product (the same values as above)
         if halting:
             h = torch.sigmoid(S_n @ P["W_h"][:, 0] + P["b_h"])    # (B, n_t)
         else:
             h = S_n.new_zeros(S_n.shape[:2])                      # fixed_forward: no halting unit
-        p, R = halting_distribution(h, N, steps)                  # eqs (6), (8)
+        p, R = halting_distribution(h, N, n_range)                # eqs (6), (8)
         # eq. (9): the mean field s_t = sum_n p^n s^n carries on to t + 1 (for the LSTM, c too)
         s_t = (p[..., None] * S_n).sum(dim=1)
         if lstm:

@@ -240,12 +240,12 @@ def test_flag_bugs_change_the_outputs_and_the_inverted_flag_is_a_reparametrisati
 def test_ponder_cost_variants():
     N = torch.tensor([[2, 3, 4]])
     R = torch.tensor([[0.5, 0.25, 0.75]], dtype=torch.float64, requires_grad=True)
-    steps = torch.tensor([[1.0, 1.0, 0.0]], dtype=torch.float64)          # the last step is padding
-    assert pf.ponder_cost(N, R, steps).sum().item() == 5.75
-    assert pf.ponder_cost_with_padding(N, R, steps).sum().item() == 10.5
-    assert not pf.ponder_cost_detached(N, R, steps).requires_grad
-    assert pf.ponder_cost_detached(N, R, steps).sum().item() == 5.75
-    (g,) = torch.autograd.grad(pf.ponder_cost_with_padding(N, R, steps).sum(), R)
+    in_sequence = torch.tensor([[1.0, 1.0, 0.0]], dtype=torch.float64)          # the last step is padding
+    assert pf.ponder_cost(N, R, in_sequence).sum().item() == 5.75
+    assert pf.ponder_cost_with_padding(N, R, in_sequence).sum().item() == 10.5
+    assert not pf.ponder_cost_detached(N, R, in_sequence).requires_grad
+    assert pf.ponder_cost_detached(N, R, in_sequence).sum().item() == 5.75
+    (g,) = torch.autograd.grad(pf.ponder_cost_with_padding(N, R, in_sequence).sum(), R)
     assert g.tolist() == [[1.0, 1.0, 1.0]]                                 # correct: [1, 1, 0]
 
 
@@ -254,9 +254,9 @@ def test_objective_is_act_loss_split_in_two():
     y_hat = torch.tensor([[[0.3], [-2.0]]], dtype=torch.float64)
     N, R = torch.tensor([[2, 3]]), torch.tensor([[0.4, 0.1]], dtype=torch.float64)
     target, live = torch.tensor([[1.0, 1.0]], dtype=torch.float64), torch.tensor([[1.0, 0.0]], dtype=torch.float64)
-    steps = torch.tensor([[1.0, 0.0]], dtype=torch.float64)
-    data, ponder, wrong = pf.objective(y_hat, N, R, target, live, steps, kind="sigmoid", heads=1, tau=0.01)
-    total, wrong_ref, _ = act_loss(y_hat, N, R, target, live, steps, kind="sigmoid", heads=1, tau=0.01)
+    in_sequence = torch.tensor([[1.0, 0.0]], dtype=torch.float64)
+    data, ponder, wrong = pf.objective(y_hat, N, R, target, live, in_sequence, kind="sigmoid", heads=1, tau=0.01)
+    total, wrong_ref, _ = act_loss(y_hat, N, R, target, live, in_sequence, kind="sigmoid", heads=1, tau=0.01)
     assert float(data + ponder) == pytest.approx(float(total)) and float(ponder) == pytest.approx(0.024)
     assert torch.equal(wrong, wrong_ref)
 

@@ -61,21 +61,21 @@ class _VariantRun:
     def losses(self, batch):
         """Data loss, ponder loss (tau P, the entry's ponder piece), wrong, and what evaluate reads."""
         x, y, mask = batch
-        target, live, steps = loss_inputs(y, mask, self.kind, self.heads, **self.as_t)
+        target, live, in_sequence = loss_inputs(y, mask, self.kind, self.heads, **self.as_t)
         record = {}
         y_hat, N, R = pf.act_variant_forward(torch.as_tensor(x, **self.as_t), self.params, record=record,
                                              **self.forward)
         h_last = pf.last_halting(record, N) if getattr(self.pitfall.ponder, "needs_h_last", False) else None
-        data_loss, ponder_loss, wrong = pf.objective(y_hat, N, R, target, live, steps, kind=self.kind,
+        data_loss, ponder_loss, wrong = pf.objective(y_hat, N, R, target, live, in_sequence, kind=self.kind,
                                                      heads=self.heads, tau=self.tau, ponder=self.pitfall.ponder,
                                                      h_last=h_last)
-        return data_loss, ponder_loss, wrong, (y_hat, N, R, target, live, steps, record)
+        return data_loss, ponder_loss, wrong, (y_hat, N, R, target, live, in_sequence, record)
 
     @torch.no_grad()
     def evaluate(self, batch):
         """Held-out error, mean N (steps), mean rho, largest N, capped share and weight sum on one batch."""
-        _, _, wrong, (y_hat, N, R, target, live, steps, record) = self.losses(batch)
-        on = steps > 0
+        _, _, wrong, (y_hat, N, R, target, live, in_sequence, record) = self.losses(batch)
+        on = in_sequence > 0
         rec = {"error": float(wrong.any(dim=-1).to(torch.float64).mean()),
                "steps": float(N[on].to(torch.float64).mean()),
                "rho": float((N.to(R.dtype) + R)[on].to(torch.float64).mean()),
