@@ -245,6 +245,7 @@ class HaltingExplorer:
             raise ValueError(f"h has {self.h.size} values but there are only {len(self.states)} states")
         self.epsilon, self.max_ponder = float(epsilon), int(max_ponder)
         self._box = self._output = None
+        self.controls = {}
 
     def set(self, n=None, h=None, epsilon=None, max_ponder=None):
         """Change one halting value (h^n, n from 1), ε or M, as a slider does; checks the setting."""
@@ -267,7 +268,8 @@ class HaltingExplorer:
         return VegaFigure(spec, "halting-free", text=summary_text(row))
 
     def widget(self):
-        """The sliders and the figure as one ipywidgets box (made once)."""
+        """The sliders and the figure as one ipywidgets box (made once); ``controls`` names the
+        sliders: "h^1".."h^n", "epsilon", "M"."""
         if self._box is None:
             import ipywidgets as widgets
             sliders = [widgets.FloatSlider(value=v, min=0.0, max=1.0, step=0.01, description=f"h^{n}",
@@ -280,6 +282,7 @@ class HaltingExplorer:
             cap = widgets.IntSlider(value=self.max_ponder, min=1, max=self.h.size, description="cap M",
                                     continuous_update=False)
             cap.observe(lambda change: self.set(max_ponder=change["new"]), names="value")
+            self.controls = {**{f"h^{n}": slider for n, slider in enumerate(sliders, start=1)}, "epsilon": eps, "M": cap}
             self._output = widgets.Output()
             self._box = widgets.VBox([widgets.HBox([widgets.VBox(sliders), widgets.VBox([eps, cap])]), self._output])
             self._redraw()
