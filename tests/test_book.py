@@ -421,7 +421,7 @@ def test_explorers_move_in_the_browser_without_the_network(book, server, browser
                                     ".filter(s => s && s.includes('act_explorers/'))")
             if len(scripts) != 1 or "://" in scripts[0]:
                 problems.append(f"{name}: vega-embed not loaded once from the build: {scripts}")
-            with_controls = page.locator(".act-explorer:has(.vega-bindings)")
+            with_controls = page.locator(".act-explorer:has(.vega-bind)")
             if with_controls.count() != interactive:
                 problems.append(f"{name}: {with_controls.count()} explorers with controls, expected {interactive}")
             for k in range(with_controls.count()):

@@ -35,7 +35,7 @@ CAPS = (3, 5, 10)                                        # and the cap M
 START = {"b": -1.0, "w": 1.0, "e": 0.01, "M": 10}         # where the grid explorer's sliders start
 WORKED_H = (0.1, 0.3, 0.5, 0.5, 0.5, 0.5)                # notebook 01's worked example, padded to 6
 DIGITS = 4                                               # decimals kept in the figures' data
-PANEL = {"width": 190, "height": 170}
+PANEL = {"width": 150, "height": 150}        # three side by side fit the book's column
 ROWS, UNITS, STATES_DATA = "settings", "units", "states"   # the names of a figure's three datasets
 
 
@@ -156,7 +156,7 @@ def sum_panel(alt, base):
     threshold = setting.mark_rule(color="crimson", strokeDash=[4, 3]).encode(y="t:Q")
     label = setting.transform_calculate(text="'1 − ε = ' + format(datum.t, '.3~f')").mark_text(
         align="left", dx=2, dy=-6, color="crimson").encode(x=alt.value(0), y="t:Q", text="text:N")
-    return alt.layer(line, threshold, label).properties(title="running sum of h (stops at 1 − ε or M)", **PANEL)
+    return alt.layer(line, threshold, label).properties(title="running sum of h, up to N", **PANEL)
 
 
 def readings_panel(alt, base):
@@ -171,7 +171,7 @@ def readings_panel(alt, base):
     field = base.mark_rule(color="#d6604d", strokeWidth=2).encode(y="m:Q")
     label = base.transform_calculate(text="'Σ pⁿ sⁿ = ' + format(datum.m, '.3f')").mark_text(
         align="right", dx=-2, dy=-6, color="#d6604d").encode(x=alt.value(PANEL["width"]), y="m:Q", text="text:N")
-    return alt.layer(dots, field, label).properties(title="ponder states sⁿ and the mean field", **PANEL)
+    return alt.layer(dots, field, label).properties(title="states sⁿ, mean field", **PANEL)
 
 
 def states_panel(alt, base):
@@ -185,7 +185,7 @@ def states_panel(alt, base):
     labels = steps.mark_text(dx=9, dy=-9).encode(x=x, y=y, opacity=opacity, text="n:N")
     mean = base.transform_calculate(x="datum.m[0]", y="datum.m[1]").mark_point(
         shape="diamond", filled=True, size=160, color="#d6604d").encode(x=x, y=y)
-    return alt.layer(dots, labels, mean).properties(title="ponder states sⁿ, mean field (diamond)", **PANEL)
+    return alt.layer(dots, labels, mean).properties(title="states sⁿ, mean field ◆", **PANEL)
 
 
 def halting_chart(rows, units, states, state_panel, params=()):

@@ -14,7 +14,7 @@ from act_experiments.sweeps import stats
 from act_experiments.sweeps.reading import NO_ACT, tau_label
 
 DIGITS = 4
-PANEL = {"width": 260, "height": 200}
+PANEL = {"width": 220, "height": 180}       # two side by side and a legend fit the book's column
 
 
 def _round(x):
@@ -46,9 +46,8 @@ def tau_lines(sweep):
     for tau in stats.taus(sweep):
         mean, se, values = errors[tau]
         lines.append({"tau": tau_label(tau), "text": (
-            f"τ = {tau_label(tau)}: {len(values)} seeds, held-out error {mean:.3f} ± {se:.3f} (each seed "
-            f"{min(values):.3f} to {max(values):.3f}, {sum(v < 0.05 for v in values)} below 5%), "
-            f"mean ρ {ponders[tau][0]:.2f}")})
+            f"τ = {tau_label(tau)}: {len(values)} seeds, error {mean:.3f} ± {se:.3f} (from {min(values):.3f} "
+            f"to {max(values):.3f}, {sum(v < 0.05 for v in values)} below 0.05), mean ρ {ponders[tau][0]:.2f}")})
     return lines
 
 
@@ -84,7 +83,7 @@ def tau_explorer(sweep, start=None, difficulty_title="number of non-zero bits"):
     ponder = _panel(alt, runs, "ponder", "mean ponder ρ = N + R", alt.Scale(domain=[1, top + 0.5], nice=False),
                     difficulty_title)
     line = alt.Chart(alt.Data(name="lines")).transform_filter(chosen).mark_text(
-        align="left", fontSize=13).encode(x=alt.value(0), y=alt.value(10), text="text:N").properties(
+        align="left", fontSize=12).encode(x=alt.value(0), y=alt.value(10), text="text:N").properties(
         width=2 * PANEL["width"] + 60, height=20, view=alt.ViewBackground(stroke=None))
     chart = alt.vconcat(line, alt.hconcat(alt.layer(error, baseline), ponder)).add_params(tau).properties(
         title=alt.Title(f"results/{sweep['name']}; dashed: the runs without ACT, seeds pooled",

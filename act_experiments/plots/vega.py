@@ -5,16 +5,17 @@ Vega-Lite draws a figure in the browser from a spec and the data embedded in it,
 interactive in a notebook and in the static book. Two ways of showing it:
 
 - JupyterLab renders ``application/vnd.vegalite.v5+json`` itself, with the Vega it bundles.
-- The book (myst-nb) does not know that mimetype, so the figure also goes out as ``text/html``: a
-  ``<div>`` and a few lines that hand the spec to vega-embed. vega-embed, Vega and Vega-Lite come
-  from vl-convert's offline bundle, which the book serves from its own ``_static`` folder
+- The book (myst-nb) does not know that mimetype, so there the figure goes out as ``text/html``:
+  a ``<div>`` and a few lines that hand the spec to vega-embed. vega-embed, Vega and Vega-Lite
+  come from vl-convert's offline bundle, which the book serves from its own ``_static`` folder
   (``BUNDLE_PATH``; book/_ext/coursebook.py writes it and loads it on the pages that need it), so
   nothing is fetched from a CDN.
 
-The HTML part goes out only when the book runs the notebook (``in_the_book``: the book's
-extension sets ``ACT_BOOK=1`` for its kernels), because JupyterLab ranks ``text/html`` (50) above
-Vega-Lite (57): given both, it would show the HTML, and in JupyterLab that HTML has no vega-embed
-to call.
+Each gets its own mimetype alone, the HTML when the book runs the notebook (``in_the_book``: the
+book's extension sets ``ACT_BOOK=1`` for its kernels), the Vega-Lite spec everywhere else. Both
+in one output would not do: JupyterLab ranks ``text/html`` (50) above Vega-Lite (57), so it would
+show the HTML, which has no vega-embed to call there; and myst-nb warns about every mimetype it
+does not know, which fails the book's build (``--warningiserror``).
 """
 
 import hashlib
@@ -42,9 +43,11 @@ def vegalite_version():
 
 def javascript_bundle():
     """vega + vega-lite + vega-embed as one script (about 0.9 MB) that defines window.vegaEmbed,
-    from vl-convert, offline; the book serves it as _static/BUNDLE_PATH."""
+    from vl-convert, offline; the book serves it as _static/BUNDLE_PATH. It is wrapped in a
+    function, so that its many top-level names stay its own: a page's scripts share one global
+    scope, and Sphinx's already declares `_`."""
     import vl_convert
-    return vl_convert.javascript_bundle(vl_version=vegalite_version())
+    return "(function () {\n" + vl_convert.javascript_bundle(vl_version=vegalite_version()) + "\n})();\n"
 
 
 def spec_of(chart):
@@ -73,8 +76,8 @@ class VegaFigure:
 
     chart: an Altair chart or its spec; name: a short word for the figure's element id in the book;
     text: what a plain-text frontend prints instead. ``mimebundle(html)`` gives (data, metadata):
-    data holds the Vega-Lite spec and the text, and the book's HTML when ``html`` is true
-    (default: in_the_book()).
+    data holds the text, and the book's HTML when ``html`` is true (default: in_the_book()), else
+    the Vega-Lite spec for JupyterLab.
     """
 
     def __init__(self, chart, name, text=""):
@@ -84,10 +87,9 @@ class VegaFigure:
 
     def mimebundle(self, html=None):
         html = in_the_book() if html is None else html
-        data = {VEGALITE_MIME: self.spec, "text/plain": self.text}
         if html:
-            data[HTML_MIME] = figure_html(self.spec, self.name)
-        return data, {VEGALITE_MIME: {"embed_options": EMBED_OPTIONS}}
+            return {HTML_MIME: figure_html(self.spec, self.name), "text/plain": self.text}, {}
+        return {VEGALITE_MIME: self.spec, "text/plain": self.text}, {VEGALITE_MIME: {"embed_options": EMBED_OPTIONS}}
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return self.mimebundle()

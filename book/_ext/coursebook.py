@@ -40,8 +40,8 @@ and the second `const` is a JavaScript error on every page. Thebe itself is off 
 
 The explorers' JavaScript: an explorer (act_experiments.plots.vega) is a Vega-Lite figure whose
 sliders work in the browser, without a kernel. The book starts its kernels with ACT_BOOK=1, and
-there the figures add a text/html part to their output, which myst-nb shows (it does not know
-Vega-Lite's own mimetype): a <div class="act-explorer"> and a call to vega-embed. vega-embed,
+there the figures' output is text/html, which myst-nb shows (it does not know Vega-Lite's own
+mimetype, which JupyterLab gets): a <div class="act-explorer"> and a call to vega-embed. vega-embed,
 Vega and Vega-Lite are vl-convert's offline bundle, written into the build as
 _static/act_explorers/vega-embed.js and loaded only by the pages that hold an explorer: nothing
 comes from a CDN.
