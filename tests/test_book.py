@@ -10,6 +10,8 @@ screenshots (kept in build/book/screenshots/) must not be blank. The same pages 
 from file://, as someone who copied the folder would. A reader can try each exercise first: every
 solution and model answer waits behind a "Show solution" toggle and opens on a click, no hidden
 test and no nbgrader marker reaches the book, and the install and setup cells are collapsed.
+The explorers (notebooks 01 and 05) redraw when their sliders and selects move, with vega-embed
+served from the build, and add at most 1.5 MB to their pages.
 
 This test reads the book that `make book` built; it builds nothing (executing the notebooks takes
 minutes). It skips, saying why, where the build is missing or older than its sources, or where
@@ -374,6 +376,97 @@ def test_screenshots_are_not_blank(book, server, browser):
         shot = SHOTS / (name.replace("/", "_").replace(".html", ".png"))
         shot.write_bytes(png)
         assert not _blank(png), f"{name}: the screenshot ({shot.relative_to(ROOT)}) is blank"
+
+
+# The pages with explorers (act_experiments.plots): how many figures each shows, and how many of
+# them have controls (a slider or a select) that redraw the figure in the browser.
+EXPLORERS = {"notebooks/01_forward_pass.html": (2, 1), "notebooks/05_parity.html": (1, 1)}
+EXPLORER_SCRIPT = "_static/act_explorers/vega-embed.js"
+EXPLORER_BUDGET = 1_500_000          # bytes an explorer page may weigh more than it would without
+
+
+def _explorer_html(text):
+    """The explorers' own HTML in a page: each <div class="act-explorer"> and the script after it."""
+    import re
+    return re.findall(r'<div class="act-explorer".*?</script>', text, flags=re.S)
+
+
+def test_explorer_pages_stay_light(book):
+    """vega-embed's bundle (loaded once per page) and the explorers' HTML (spec and data) add at
+    most EXPLORER_BUDGET to a page; no other page loads the bundle."""
+    bundle = (book / EXPLORER_SCRIPT).stat().st_size
+    for name, (figures, _) in EXPLORERS.items():
+        text = (book / name).read_text(encoding="utf-8")
+        own = _explorer_html(text)
+        assert len(own) == figures, f"{name}: {len(own)} explorers, expected {figures}"
+        added = bundle + sum(len(piece.encode()) for piece in own)
+        print(f"{name}: {len(text.encode())} bytes of HTML, {added} added by its explorers "
+              f"({bundle} of them vega-embed's bundle)")
+        assert added <= EXPLORER_BUDGET, f"{name}: the explorers add {added} bytes"
+    for name in _pages():
+        if name not in EXPLORERS:
+            assert "act_explorers/" not in (book / name).read_text(encoding="utf-8"), name
+
+
+def test_explorers_move_in_the_browser_without_the_network(book, server, browser):
+    """Each slider and select of each explorer, moved in Chromium, redraws its figure (the SVG
+    changes); everything the page loads comes from the build, vega-embed from _static."""
+    problems, moved = [], 0
+    for name, (figures, interactive) in EXPLORERS.items():
+        visit = Visit(browser, server, server + name)
+        try:
+            page = visit.page
+            page.wait_for_function("n => document.querySelectorAll('.act-explorer svg.marks').length >= n",
+                                   arg=figures, timeout=PAGE_TIMEOUT_MS)
+            scripts = page.evaluate("() => Array.from(document.scripts).map(s => s.getAttribute('src'))"
+                                    ".filter(s => s && s.includes('act_explorers/'))")
+            if len(scripts) != 1 or "://" in scripts[0]:
+                problems.append(f"{name}: vega-embed not loaded once from the build: {scripts}")
+            with_controls = page.locator(".act-explorer:has(.vega-bind)")
+            if with_controls.count() != interactive:
+                problems.append(f"{name}: {with_controls.count()} explorers with controls, expected {interactive}")
+            for k in range(with_controls.count()):
+                explorer = with_controls.nth(k)
+                controls = explorer.locator(".vega-bindings input, .vega-bindings select")
+                if controls.count() == 0:
+                    problems.append(f"{name}: explorer {k} has no slider or select")
+                for c in range(controls.count()):
+                    problems += _move(name, explorer, controls.nth(c))
+                    moved += 1
+        finally:
+            visit.close()
+        problems += [f"{name}: {p}" for p in visit.problems]
+        problems += [f"{name}: fetched from outside the book: {u}" for u in visit.offsite]
+    assert not problems, "\n".join(problems)
+    assert moved >= 5, moved          # notebook 01: b, w, epsilon, M; notebook 05: tau
+
+
+def _move(name, explorer, control):
+    """Set one control to another value, as a reader would, and wait for the figure to change."""
+    label = control.evaluate("e => (e.closest('.vega-bind').querySelector('.vega-bind-name') || e).textContent.trim()")
+    explorer.evaluate("e => { e.__before = e.querySelector('svg.marks').innerHTML; }")
+    if control.evaluate("e => e.tagName") == "SELECT":
+        options = control.evaluate("e => Array.from(e.options).map(o => o.value)")
+        current = control.input_value()
+        control.select_option([o for o in options if o != current][-1])
+    else:
+        control.evaluate("""e => {
+            e.value = (e.value === e.min) ? e.max : e.min;
+            e.dispatchEvent(new Event('input', {bubbles: true}));
+            e.dispatchEvent(new Event('change', {bubbles: true}));
+        }""")
+    try:
+        explorer.evaluate("e => new Promise((done, fail) => { const start = Date.now(); (function wait() {"
+                          " if (e.querySelector('svg.marks').innerHTML !== e.__before) return done(true);"
+                          " if (Date.now() - start > 10000) return fail(new Error('no redraw'));"
+                          " setTimeout(wait, 50); })(); })")
+    except Exception as err:                          # playwright's Error: the figure did not redraw
+        return [f"{name}: moving '{label}' did not change the figure ({err})"]
+    text = explorer.evaluate("e => Array.from(e.querySelectorAll('svg.marks text')).map(t => t.textContent).join('|')")
+    if not text:
+        return [f"{name}: after moving '{label}' the figure has no text marks"]
+    print(f"{name}: moved '{label}': the figure redrew")
+    return []
 
 
 def _notebook_cells(path):

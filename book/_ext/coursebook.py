@@ -1,5 +1,6 @@
 r"""What the book adds to Sphinx: the course map, nbval's skips, exercises a reader can try first,
-a collapsed setup cell, MathJax on every page, tagged cases, and one copy of each script.
+a collapsed setup cell, MathJax on every page, tagged cases, one copy of each script, and the
+explorers' JavaScript.
 
 nbval's skips: a code cell marked `# NBVAL_SKIP` (or tagged nbval-skip) is one that `make test`
 does not run, a long optional run; the book does not run it either (myst-nb sees it tagged
@@ -37,6 +38,14 @@ One copy of each script: sphinx-thebe's inline settings (`const THEBE_JS_URL = .
 page twice, once as registered with no file name (None) and once as re-read with an empty one,
 and the second `const` is a JavaScript error on every page. Thebe itself is off (no launch button).
 
+The explorers' JavaScript: an explorer (act_experiments.plots.vega) is a Vega-Lite figure whose
+sliders work in the browser, without a kernel. The book starts its kernels with ACT_BOOK=1, and
+there the figures' output is text/html, which myst-nb shows (it does not know Vega-Lite's own
+mimetype, which JupyterLab gets): a <div class="act-explorer"> and a call to vega-embed. vega-embed,
+Vega and Vega-Lite are vl-convert's offline bundle, written into the build as
+_static/act_explorers/vega-embed.js and loaded only by the pages that hold an explorer: nothing
+comes from a CDN.
+
 The course map on the book's first page is read from the notebooks themselves:
 
     ```{course-map} notebooks/0[5-9]*.ipynb notebooks/1*.ipynb
@@ -49,6 +58,7 @@ as it appears in the table of contents (book/_toc.yml globs the same patterns).
 """
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -57,6 +67,7 @@ from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
 from act_course.upkeep import setup_cells
+from act_experiments.plots import vega
 
 
 def describe(path):
@@ -221,12 +232,29 @@ def no_download_button(app, config):
     config.html_theme_options["use_download_button"] = False
 
 
+def explorer_script(app, pagename, templatename, context, doctree):
+    """The explorers' JavaScript on the pages that show one (runs before one_copy_of_each_script)."""
+    if f'class="{vega.MARKER}"' in context.get("body", ""):
+        app.add_js_file(vega.BUNDLE_PATH)
+
+
+def write_explorer_script(app, exception):
+    """vl-convert's bundle of vega, vega-lite and vega-embed, as _static/act_explorers/vega-embed.js."""
+    if exception is None and app.builder.format == "html":
+        path = Path(app.outdir) / "_static" / vega.BUNDLE_PATH
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(vega.javascript_bundle(), encoding="utf-8")
+
+
 def setup(app):
+    os.environ[vega.BOOK_ENV] = "1"        # the kernels the book starts inherit it: explorers add HTML
     app.setup_extension("sphinx.ext.mathjax")
     app.connect("config-inited", no_download_button)
     app.add_directive("course-map", CourseMap)
     app.connect("source-read", prepare_notebook)
     app.connect("doctree-read", keep_tagged_cases)
     app.connect("html-page-context", mathjax_everywhere, priority=400)
+    app.connect("html-page-context", explorer_script)
     app.connect("html-page-context", one_copy_of_each_script, priority=900)
+    app.connect("build-finished", write_explorer_script)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
