@@ -145,9 +145,10 @@ def halting_after_step(sums, h, n, running, N, capped, threshold, cap, halts=Non
     No gradient: N(t) is a constant for autograd (section 2.2).
     """
     sums = sums + torch.where(running, h, 0.0)
-    halted = None if halts is None else halts(sums, h, threshold)
-    newly = running & ~halting_test(sums, n, threshold, cap, halted)          # eqs (7), (13)
-    at_cap = newly & halting_test(sums, n, threshold, n + 1, halted)          # only the cap stopped it
+    halted = None if halts is None else halts(sums, h, threshold)            # eq. (7)'s condition, swapped
+    newly = running & ~halting_test(sums, n, threshold, cap, halted)          # eq. (7), or the cap M (13)
+    below = sums < threshold if halted is None else ~halted
+    at_cap = newly & below                                                    # only the cap stopped it
     return sums, running & ~newly, torch.where(newly, n, N), capped | at_cap, newly
 
 

@@ -432,7 +432,8 @@ def test_a_rebuilt_course_keeps_the_teachers_sources(tmp_path, capsys):
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("kept")]
     assert sorted(kept) == sorted([mine.relative_to(course).as_posix(), figure.relative_to(course).as_posix(),
                                    other.relative_to(course).as_posix()])
-    assert len(lines) == 1 and "01_forward_pass.ipynb" in lines[0] and "--fresh" in lines[0]
+    assert len(lines) == 1 and "01_forward_pass.ipynb (edited)" in lines[0] and "--fresh" in lines[0]
+    assert "source/session1/extra.ipynb (added)" in lines[0]
     assert mine.read_text(encoding="utf-8") == edited and figure.read_bytes() == b"the teacher's own figure"
     assert (course / "source" / "session1" / "extra.ipynb").is_file()
     assert not (course / "source" / "session1" / "gone.ipynb").exists()
@@ -445,3 +446,46 @@ def test_a_rebuilt_course_keeps_the_teachers_sources(tmp_path, capsys):
     assignments.build(course, generate=False, fresh=True)
     assert figure.read_bytes() != b"the teacher's own figure"
     assert not (course / "source" / "session1" / "extra.ipynb").exists()
+
+
+def test_feedback_takes_the_hidden_tests_out_of_check_cells_only():
+    """A check cell loses its hidden tests and its error keeps only its last line; a learner's
+    answer that contains the delimiters (even unpaired) stays as written and breaks nothing."""
+    import nbformat
+
+    from act_course.grading.feedback import WithoutHiddenTests
+    check = nbformat.v4.new_code_cell("assert x > 0\n### BEGIN HIDDEN TESTS\nassert x == 3, 'x is not 3'\n### END HIDDEN TESTS")
+    check.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "grade_id": "ex1-check", "points": 1}
+    check.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="x is not 3",
+                                            traceback=["---", "----> 3 assert x == 3, 'x is not 3'", "AssertionError: x is not 3"])]
+    answer = nbformat.v4.new_code_cell("x = 4  # ### BEGIN HIDDEN TESTS, with no end")
+    answer.metadata["nbgrader"] = {"grade": False, "solution": True, "grade_id": "ex1-solution"}
+    lesson = nbformat.v4.new_code_cell("print('### BEGIN HIDDEN TESTS')")
+    nb = nbformat.v4.new_notebook(cells=[answer, check, lesson])
+    out, _ = WithoutHiddenTests().preprocess(nb, {})
+    assert out.cells[1].source == "assert x > 0"
+    assert out.cells[1].outputs[0]["traceback"] == ["AssertionError: x is not 3"]
+    assert out.cells[0].source == answer.source and out.cells[2].source == lesson.source
+
+
+def test_a_rebuilt_course_tells_an_edit_from_a_save(tmp_path):
+    """A notebook opened and saved (outputs, metadata, indentation) is rewritten by a rebuild; one
+    whose points were changed is the teacher's and is kept, with the figures it shows."""
+    course = tmp_path / "course"
+    assignments.build(course, generate=False)
+    saved = course / "source" / "session2" / "02_binary_flag.ipynb"
+    nb = json.loads(saved.read_text(encoding="utf-8"))
+    nb["metadata"]["widgets"] = {"state": {}}
+    for cell in nb["cells"]:
+        cell["metadata"].setdefault("jupyter", {})["source_hidden"] = False
+    saved.write_text(json.dumps(nb, indent=2), encoding="utf-8")
+    pointed = course / "source" / "session4" / "05_parity.ipynb"
+    nb = json.loads(pointed.read_text(encoding="utf-8"))
+    check = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("points"))
+    check["metadata"]["nbgrader"]["points"] += 1
+    pointed.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+    shown = set(assignments.FIGURE_LINK.findall(pointed.read_text(encoding="utf-8")))
+    assert shown
+    assert assignments.build(course, generate=False) == ["source/session4/05_parity.ipynb"]
+    assert "widgets" not in json.loads(saved.read_text(encoding="utf-8"))["metadata"]
+    assert all((course / "source" / "session4" / "figures" / name).is_file() for name in shown)

@@ -52,6 +52,10 @@ def test_writing_the_install_cell_twice_changes_nothing_and_moves_older_lines_ou
     reworded["cells"][1]["source"] = [notebook_setup.FIRST + "\n", "print('an older wording')\n"]
     again = notebook_setup.with_install_cell(reworded)
     assert len(again["cells"]) == 3 and "".join(again["cells"][1]["source"]) == course.OPENED_ALONE.rstrip("\n")
+    # a first line reworded too: the cell is still the install cell, by its id
+    reworded["cells"][1]["source"] = ["# An older first line\n", "import sys\n"]
+    again = notebook_setup.with_install_cell(reworded)
+    assert len(again["cells"]) == 3 and "".join(again["cells"][1]["source"]) == course.OPENED_ALONE.rstrip("\n")
 
 
 class Pip:

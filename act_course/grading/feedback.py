@@ -68,10 +68,16 @@ class OfflineFeedback(HTMLExporter):
 
 class WithoutHiddenTests(ClearHiddenTests):
     """nbgrader's ClearHiddenTests for the feedback page: the hidden tests' source out of every
-    cell, and each error of a cell that held them cut to ``ename: evalue``."""
+    check cell, and each error of a check cell that held them cut to ``ename: evalue``. Only the
+    course's check cells (nbgrader's grade cells that are no answer) are touched: a learner's
+    answer that happens to contain the delimiters is the learner's text, and stays as written."""
 
     def preprocess_cell(self, cell, resources, cell_index):
-        had_hidden = cell.cell_type == "code" and self.begin_test_delimeter in cell.source
+        grading = cell.get("metadata", {}).get("nbgrader", {})
+        is_check = cell.cell_type == "code" and grading.get("grade") and not grading.get("solution")
+        if not is_check:
+            return cell, resources
+        had_hidden = self.begin_test_delimeter in cell.source
         cell, resources = super().preprocess_cell(cell, resources, cell_index)
         if had_hidden:
             for output in cell.get("outputs", []):

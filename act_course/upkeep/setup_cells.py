@@ -37,11 +37,15 @@ def is_install_cell(cell):
 
 
 def install_cell(nb):
-    """The notebook's install cell, or None: its first code cell, when that starts with the
-    opened-alone lines and holds nothing else (or is collapsed, as an install cell of an older
-    wording is)."""
+    """The notebook's install cell, or None: its first code cell, when that has the install cell's
+    id (whatever the wording of its lines), or starts with the opened-alone lines and holds nothing
+    else, or starts with them collapsed."""
     first = next((cell for cell in nb["cells"] if cell["cell_type"] == "code"), None)
-    if first is None or not is_install_cell(first):
+    if first is None:
+        return None
+    if first.get("id") == INSTALL_ID:
+        return first
+    if not is_install_cell(first):
         return None
     if first.get("metadata", {}).get("jupyter", {}).get("source_hidden") or not without_opened_alone(_text(first)):
         return first

@@ -170,7 +170,7 @@ class TorchBackend:
     def _forward(self, x, y, mask):
         """Loss (a 0-d tensor with gradient, eq. 12) and the statistics of the batch, as NumPy arrays."""
         as_t = dict(dtype=self.dtype, device=self.device)
-        target, live, steps = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
+        target, live, in_sequence = loss_inputs(y, mask, self.loss_kind, self.heads, **as_t)
         # the engine's loop: act_torch.act.act_forward's numbers (tests/test_engine_torch.py), faster
         x = torch.as_tensor(x, **as_t)
         if self.fixed_ponder is not None:
@@ -178,7 +178,7 @@ class TorchBackend:
         else:
             y_hat, N, R = torch_act.act_forward(x, self.params, cell=self.model.cell,
                                                 epsilon=self.model.epsilon, max_ponder=self.model.max_ponder)
-        loss, wrong, rho = act_loss(y_hat, N, R, target, live, steps, kind=self.loss_kind, heads=self.heads,
+        loss, wrong, rho = act_loss(y_hat, N, R, target, live, in_sequence, kind=self.loss_kind, heads=self.heads,
                                     tau=self.tau)
         return loss, statistics(wrong, rho, N)
 

@@ -31,7 +31,7 @@ class Tally:
             "targets": 0.0}
 
     def add(self, stats, mask):
-        steps = sequence_steps(mask) > 0
+        in_sequence = sequence_steps(mask) > 0
         rows = int(mask.shape[0])
         s = self.sums
         # the loss is a batch mean: weight it by the rows so uneven evaluation chunks average right
@@ -39,12 +39,12 @@ class Tally:
         s["batches"] += 1
         s["rows"] += rows
         s["errors"] += int(np.asarray(stats["wrong"]).any(axis=1).sum())
-        s["rho"] += float(np.asarray(stats["rho"], dtype=np.float64)[steps].sum())
+        s["rho"] += float(np.asarray(stats["rho"], dtype=np.float64)[in_sequence].sum())
         # "N" is absent from the sums of windows saved before it was measured: they count from here
-        s["N"] = s.get("N", 0) + int(np.asarray(stats["N"])[steps].sum())
-        s["steps"] += int(steps.sum())
+        s["N"] = s.get("N", 0) + int(np.asarray(stats["N"])[in_sequence].sum())
+        s["steps"] += int(in_sequence.sum())
         # initial=0: a chunk may hold no step with a target (an addition sequence of one number)
-        s["max_N"] = max(s["max_N"], int(np.asarray(stats["N"])[steps].max(initial=0)))
+        s["max_N"] = max(s["max_N"], int(np.asarray(stats["N"])[in_sequence].max(initial=0)))
         s["targets"] = s.get("targets", 0.0) + float(np.sum(mask))
 
     def fields(self, tau=None):
@@ -70,26 +70,26 @@ def by_difficulty(task, x, y, mask, wrong, rho, N=None):
     N is the mean N(t) over the same steps as ponder.
     """
     d = np.asarray(tasks.difficulty(task, x, y, mask))
-    steps = sequence_steps(mask)
+    in_sequence = sequence_steps(mask)
     wrong, rho, mask = np.asarray(wrong), np.asarray(rho, dtype=np.float64), np.asarray(mask) > 0
     # N(t) where the sequence lives, 0 elsewhere, as rho is
-    updates = None if N is None else np.asarray(N, dtype=np.float64) * (steps > 0)
+    updates = None if N is None else np.asarray(N, dtype=np.float64) * (in_sequence > 0)
     rows = []
     if d.ndim == 1:
         error = wrong.any(axis=1)
-        ponder = rho.sum(axis=1) / steps.sum(axis=1)
+        ponder = rho.sum(axis=1) / in_sequence.sum(axis=1)
         for k in np.unique(d):
             sel = d == k
             rows.append({"difficulty": int(k), "count": int(sel.sum()),
                          "error": float(error[sel].mean()), "ponder": float(ponder[sel].mean())})
             if N is not None:
-                rows[-1]["N"] = float((updates.sum(axis=1) / steps.sum(axis=1))[sel].mean())
+                rows[-1]["N"] = float((updates.sum(axis=1) / in_sequence.sum(axis=1))[sel].mean())
     else:
         # only the steps that belong to a sequence (sequence_steps): rho is 0 elsewhere, e.g. on
         # an addition sequence of one number, which has no target at all
-        live = steps > 0
-        for k in np.unique(d[(d > 0) & live]):
-            sel = (d == k) & live
+        inside = in_sequence > 0
+        for k in np.unique(d[(d > 0) & inside]):
+            sel = (d == k) & inside
             targets = sel & mask
             rows.append({"difficulty": int(k), "count": int(sel.sum()),
                          "error": float(wrong[targets].mean()) if targets.any() else None,

@@ -51,16 +51,18 @@ def train_readably(config, report=print):
     def evaluate(iteration):
         """The held-out set in chunks of a batch, forward only; one history entry."""
         x, y, mask = held_out
-        errors = rho = N = steps = 0.0
+        errors = sum_rho = sum_N = n_steps = 0.0
         for rows in range(0, len(x), config["batch_size"]):
             part = slice(rows, rows + config["batch_size"])
-            y_hat, N_part, R, _ = act_forward(x[part].astype(dtype), params, **act)
-            _, _, _, stats = objective(y_hat, N_part, R, y[part], mask[part], **cost)
-            live = sequence_steps(mask[part]) > 0           # the steps up to each sequence's last target
-            errors += stats["wrong"].any(axis=1).sum()
-            rho, N, steps = rho + stats["rho"][live].sum(), N + N_part[live].sum(), steps + live.sum()
-        entry = {"iteration": iteration, "sequence_error": errors / len(x), "mean_ponder": rho / steps,
-                 "mean_N": N / steps}
+            y_hat, N, R, _ = act_forward(x[part].astype(dtype), params, **act)
+            _, _, _, stats = objective(y_hat, N, R, y[part], mask[part], **cost)
+            in_sequence = sequence_steps(mask[part]) > 0    # the steps up to each sequence's last target
+            errors += stats["wrong"].any(axis=1).sum()      # a sequence is wrong if any of its steps is
+            sum_rho += stats["rho"][in_sequence].sum()
+            sum_N += N[in_sequence].sum()
+            n_steps += in_sequence.sum()
+        entry = {"iteration": iteration, "sequence_error": errors / len(x), "mean_ponder": sum_rho / n_steps,
+                 "mean_N": sum_N / n_steps}
         if report is not None:
             report(f"iteration {iteration}: held-out sequence error {entry['sequence_error']:.4f}, "
                    f"mean ponder {entry['mean_ponder']:.3f}")
