@@ -426,19 +426,24 @@ def test_explorers_move_in_the_browser_without_the_network(book, server, browser
             if with_controls.count() != interactive:
                 problems.append(f"{name}: {with_controls.count()} explorers with controls, expected {interactive}")
             for k in range(with_controls.count()):
-                explorer = with_controls.nth(k)
-                controls = explorer.locator(".vega-bindings input, .vega-bindings select")
-                if controls.count() == 0:
-                    problems.append(f"{name}: explorer {k} has no slider or select")
-                for c in range(controls.count()):
-                    problems += _move(name, explorer, controls.nth(c))
-                    moved += 1
+                found, count = move_every_control(f"{name}, explorer {k}", with_controls.nth(k))
+                problems += found
+                moved += count
         finally:
             visit.close()
         problems += [f"{name}: {p}" for p in visit.problems]
         problems += [f"{name}: fetched from outside the book: {u}" for u in visit.offsite]
     assert not problems, "\n".join(problems)
     assert moved >= 5, moved          # notebook 01: b, w, epsilon, M; notebook 05: tau
+
+
+def move_every_control(name, explorer):
+    """Move each slider and select of one Vega-Lite explorer in turn: (problems, controls moved)."""
+    controls = explorer.locator(".vega-bindings input, .vega-bindings select")
+    problems = [] if controls.count() else [f"{name}: no slider or select"]
+    for c in range(controls.count()):
+        problems += _move(name, explorer, controls.nth(c))
+    return problems, controls.count()
 
 
 def _move(name, explorer, control):

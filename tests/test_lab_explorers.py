@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from test_book import CHROMIUM_FLAGS, REQUIRED, _chromium, _move
+from test_book import CHROMIUM_FLAGS, REQUIRED, _chromium, move_every_control
 from test_lab import free_port, start_lab, stop, wait_for_url
 
 WANTED = REQUIRED or os.environ.get("ACT_BROWSER_TESTS") == "1"
@@ -131,13 +131,9 @@ def run_and_move(chromium, base, token):
     # the grid explorer and the τ explorer: Vega-Lite's own bindings
     moved = 0
     for k, name in ((1, "grid explorer"), (2, "τ explorer")):
-        explorer = cells.nth(k).locator(".jp-OutputArea-output").first
-        controls = explorer.locator(".vega-bindings input, .vega-bindings select")
-        if controls.count() == 0:
-            problems.append(f"{name}: no slider or select")
-        for c in range(controls.count()):
-            problems += _move(name, explorer, controls.nth(c))
-            moved += 1
+        found, count = move_every_control(name, cells.nth(k).locator(".jp-OutputArea-output").first)
+        problems += found
+        moved += count
     if moved < 5:
         problems.append(f"only {moved} Vega-Lite controls moved")
     context.close()
