@@ -1217,3 +1217,26 @@ def test_the_64_bit_result_is_quoted_as_committed():
     walls = [json.loads((ROOT / "results" / name / "sweep.json").read_text())["wall_time_s"] for name in parity64.SWEEPS]
     for text in (doc, (ROOT / "docs" / "benchmarks_population.md").read_text(encoding="utf-8")):
         assert f"{sum(walls):,.0f} s, {sum(walls) / 60:.0f} minutes" in re.sub(r"\s+", " ", text)
+
+
+def test_the_skewed_parity_pilot_is_quoted_as_committed():
+    """docs/parity.md's pilot of skewed parity, before the claims: every number from the CSVs."""
+    import json
+    doc = re.sub(r"\s+", " ", (ROOT / "docs" / "parity.md").read_text(encoding="utf-8"))
+    rows = {r["run"]: r for r in runs("skewed_parity16_pilot")}
+    act = [r for r in rows.values() if r["act"] == "1"]
+    errors, N = [float(r["sequence_error"]) for r in act], [float(r["mean_N"]) for r in act]
+    assert f"held-out sequence error of {min(errors):.3f} to {max(errors):.3f}" in doc
+    assert f"measured mean N of {min(N):.2f} to {max(N):.2f}" in doc
+    ladder = {run: float(rows[run]["sequence_error"]) for run in ("noact-seed0", "fixed2-seed0", "fixed3-seed0", "fixed5-seed0")}
+    assert ("no ACT {noact-seed0:.3f}, F = 2 {fixed2-seed0:.3f}, F = 3 {fixed3-seed0:.3f}, F = 5 {fixed5-seed0:.3f}"
+            .format_map(ladder) in doc)
+    wall = json.loads((ROOT / "results" / "skewed_parity16_pilot" / "sweep.json").read_text())["wall_time_s"]
+    assert f"{wall:.0f} s on 2 CPU cores" in doc
+    easy, hard = [], []
+    with open(ROOT / "results" / "skewed_parity16_pilot" / "difficulty.csv", newline="") as f:
+        by_difficulty = list(csv.DictReader(f))
+    for r in by_difficulty:
+        if r["run"] == "tau0.0003-seed0":
+            (easy if int(r["difficulty"]) <= 2 else hard).append(float(r["N"]))
+    assert f"took {min(easy):.1f} to {max(easy):.1f} updates on the easy inputs and {min(hard):.1f} to {max(hard):.1f}" in doc
