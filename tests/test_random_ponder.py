@@ -337,6 +337,20 @@ def test_the_ladder_is_read_at_measured_N_on_the_line_between_its_rungs():
     assert measured.ladder_at(rungs, 0, 1.5) is None and measured.ladder_at(rungs, 0, 6) is None
 
 
+def test_the_no_act_network_is_the_ladders_first_rung():
+    """A sweep with its no-ACT baseline (skewed parity's) reads an N below 2 between F = 1, the
+    one-update network, and F = 2; a sweep without it starts at its lowest fixed F."""
+    from act_experiments.sweeps.reading import NO_ACT
+    runs = [{"key": NO_ACT, "fixed_ponder": None, "seed": 0, "sequence_error": 0.40},
+            {"key": "F2", "fixed_ponder": 2, "seed": 0, "sequence_error": 0.30},
+            {"key": "F3", "fixed_ponder": 3, "seed": 0, "sequence_error": 0.10},
+            {"key": 1e-3, "fixed_ponder": None, "seed": 0, "sequence_error": 0.05}]
+    rungs = measured.fixed_ladder({"runs": runs})
+    assert list(rungs) == [1, 2, 3] and rungs[1] == {0: 0.40}
+    assert measured.ladder_at(rungs, 0, 1.5) == pytest.approx(0.35)
+    assert list(measured.fixed_ladder({"runs": runs[1:]})) == [2, 3]
+
+
 @pytest.mark.slow
 def test_a_measured_control_reads_tests_and_draws(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(launch, "ROOT", tmp_path)

@@ -36,7 +36,7 @@ from act_experiments import tables
 from act_experiments.figures import draw_main, save_figure
 from act_experiments.plots.style import DIFFICULTY_LABEL
 from act_experiments.sweeps import launch
-from act_experiments.sweeps.reading import load_sweep, random_key, task_of
+from act_experiments.sweeps.reading import NO_ACT, load_sweep, random_key, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, mean_se
 
 ALPHA = 0.05          # one-sided, for the t-test and the sign test alike
@@ -81,9 +81,14 @@ def _by_seed(sweep, key, field="sequence_error"):
 
 
 def fixed_ladder(sweep):
-    """{F: {seed: error}} of the fixed-computation runs of a sweep, F ascending."""
+    """{F: {seed: error}} of the fixed-computation runs of a sweep, F ascending. A sweep's no-ACT
+    networks, one update per input, are the rung F = 1 (a fixed run of F = 1 is the same network)."""
     rungs = sorted({r["fixed_ponder"] for r in sweep["runs"] if r["fixed_ponder"] is not None})
-    return {F: {r["seed"]: r["sequence_error"] for r in sweep["runs"] if r["fixed_ponder"] == F} for F in rungs}
+    ladder = {F: {r["seed"]: r["sequence_error"] for r in sweep["runs"] if r["fixed_ponder"] == F} for F in rungs}
+    baseline = {r["seed"]: r["sequence_error"] for r in sweep["runs"] if r["key"] == NO_ACT}
+    if baseline and 1 not in ladder:
+        ladder = {1: baseline, **ladder}
+    return ladder
 
 
 def ladder_at(rungs, seed, N):
