@@ -23,6 +23,7 @@ ponder step.
 import numpy as np
 
 from act_experiments.plots.vega import VegaFigure, in_the_book
+from act_numpy.cells import sigmoid
 from act_numpy.halting import halting_weights
 
 READINGS = np.round(np.linspace(-1.0, 1.7, 10), 2)     # s^n, n = 1..10: the grid's ponder states
@@ -37,10 +38,6 @@ WORKED_H = (0.1, 0.3, 0.5, 0.5, 0.5, 0.5)                # notebook 01's worked 
 DIGITS = 4                                               # decimals kept in the figures' data
 PANEL = {"width": 150, "height": 150}        # three side by side fit the book's column
 ROWS, UNITS, STATES_DATA = "settings", "units", "states"   # the names of a figure's three datasets
-
-
-def sigmoid(z):
-    return 1.0 / (1.0 + np.exp(-z))
 
 
 def check_setting(h, epsilon, max_ponder):
