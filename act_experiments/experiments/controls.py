@@ -28,7 +28,7 @@ from act_experiments import tables
 from act_experiments.figures import draw_main, save_figure
 from act_experiments.plots.style import DIFFICULTY_LABEL
 from act_experiments.sweeps import launch
-from act_experiments.sweeps.reading import fixed_key, load_sweep, NO_ACT, task_of
+from act_experiments.sweeps.reading import by_seed, fixed_key, load_sweep, NO_ACT, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, keys, mean_se
 
 
@@ -58,10 +58,6 @@ def load_pair(task, controls=CONTROLS):
     return {"control": c, "act": load_sweep(c.act), "fixed": load_sweep(c.fixed)}
 
 
-def _by_seed(sweep, key, field):
-    return {r["seed"]: r[field] for r in sweep["runs"] if r["key"] == key}
-
-
 def paired(pair, field="sequence_error", tau=None, F=None):
     """ACT at τ (default τ*) against the control with F updates (default the Control's), seed by seed.
 
@@ -73,7 +69,7 @@ def paired(pair, field="sequence_error", tau=None, F=None):
     c = pair["control"]
     tau = c.tau if tau is None else tau
     F = c.F if F is None else F
-    a, f = _by_seed(pair["act"], tau, field), _by_seed(pair["fixed"], fixed_key(F), field)
+    a, f = by_seed(pair["act"], tau, field), by_seed(pair["fixed"], fixed_key(F), field)
     seeds = sorted(a.keys() & f.keys())
     if not seeds:
         raise ValueError(f"{c.act} at tau {tau:g} and {c.fixed} at F = {F} share no seed")

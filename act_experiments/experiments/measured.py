@@ -36,7 +36,7 @@ from act_experiments import tables
 from act_experiments.figures import draw_main, save_figure
 from act_experiments.plots.style import DIFFICULTY_LABEL
 from act_experiments.sweeps import launch
-from act_experiments.sweeps.reading import NO_ACT, load_sweep, random_key, task_of
+from act_experiments.sweeps.reading import NO_ACT, by_seed, load_sweep, random_key, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, mean_se
 
 ALPHA = 0.05          # one-sided, for the t-test and the sign test alike
@@ -76,10 +76,6 @@ def load(task, measured=MEASURED):
     return {"measured": m, "act": act_sweep, "random": load_sweep(m.random, tables=tables), "probe": probe_rows}
 
 
-def _by_seed(sweep, key, field="sequence_error"):
-    return {r["seed"]: r[field] for r in sweep["runs"] if r["key"] == key}
-
-
 def fixed_ladder(sweep):
     """{F: {seed: error}} of the fixed-computation runs of a sweep, F ascending. A sweep's no-ACT
     networks, one update per input, are the rung F = 1 (a fixed run of F = 1 is the same network)."""
@@ -101,8 +97,9 @@ def ladder_at(rungs, seed, N):
     return float(np.interp(N, Fs, errors))
 
 
-def paired_test(act_values, other_values):
-    """The registered test of ACT against another network, paired by seed.
+def paired_test(act_values, other_values, threshold=THRESHOLD):
+    """The registered test of ACT against another network, paired by seed (``threshold``: the
+    smallest difference that counts, THRESHOLD unless a claim registered another).
 
     Returns {"differences" (ACT − other per seed), "mean", "se", "interval" (the 95% interval of
     the mean difference, t-based), "t_p" (one-sided paired t-test: ACT lower), "wins" (seeds where
@@ -120,7 +117,7 @@ def paired_test(act_values, other_values):
         t_p, half = (0.0 if mean < 0 else 1.0), 0.0
     wins, differ = int(np.sum(d < 0)), int(np.sum(d != 0))
     sign_p = float(scipy_stats.binomtest(wins, differ, 0.5, alternative="greater").pvalue) if differ else 1.0
-    verdict = ("holds" if t_p < ALPHA and mean <= -THRESHOLD else "refuted" if mean >= 0 else "not shown")
+    verdict = ("holds" if t_p < ALPHA and mean <= -threshold else "refuted" if mean >= 0 else "not shown")
     return {"differences": d.tolist(), "mean": mean, "se": se, "interval": (mean - half, mean + half),
             "t_p": t_p, "wins": wins, "sign_p": sign_p, "verdict": verdict}
 
@@ -130,11 +127,11 @@ def verdict(m, against="random", tau=None):
     fixed ladder read at its own measured mean N (``"ladder"``), seed by seed: paired_test's dict
     with "seeds", "act" and "other" (each seed's error)."""
     tau = m["measured"].tau if tau is None else tau
-    act = _by_seed(m["act"], tau)
+    act = by_seed(m["act"], tau)
     if against == "random":
-        other = _by_seed(m["random"], random_key(tau))
+        other = by_seed(m["random"], random_key(tau))
     elif against == "ladder":
-        rungs, N = fixed_ladder(m["act"]), _by_seed(m["act"], tau, "mean_N")
+        rungs, N = fixed_ladder(m["act"]), by_seed(m["act"], tau, "mean_N")
         other = {s: ladder_at(rungs, s, N[s]) for s in act}
         other = {s: e for s, e in other.items() if e is not None}
     else:

@@ -57,6 +57,12 @@ def random_key(tau):
     return f"random {tau:g}"
 
 
+def by_seed(sweep, key, field="sequence_error"):
+    """{seed: field} of the runs of a loaded sweep under ``key`` (a τ, fixed_key(F), random_key(τ)
+    or NO_ACT)."""
+    return {r["seed"]: r[field] for r in sweep["runs"] if r["key"] == key}
+
+
 def _fields(row, skip=()):
     """A CSV row's fields as numbers (TEXT_FIELDS as text), named as the code names them (from_file:
     runs.csv's max_ponder, the largest N(t), is max_N)."""
