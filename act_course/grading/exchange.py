@@ -48,6 +48,12 @@ class Earlier:
     item: int = None
 
 
+@dataclass
+class Read:
+    """Not a call: the value the answer cells bound to ``name`` (an exercise answered with values)."""
+    name: str
+
+
 def one_line(text, limit=MAX_TEXT):
     """``text`` on one line, at most ``limit`` characters: what a verdict may show of a message."""
     text = " ".join(str(text).split())

@@ -43,13 +43,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .exchange import AnswerError, Earlier, encode, exchange, one_line, plain_env, python_command, read_outputs, \
-    returned
+from .exchange import AnswerError, Earlier, Read, encode, exchange, one_line, plain_env, python_command, \
+    read_outputs, returned
 from .guard import PACKAGES
+from .lesson import needed
 from .seal import repository_entries
 
-__all__ = ["AnswerError", "Earlier", "Judged", "Verdict", "Wrong", "as_int", "judge_cell", "keep_statements",
-           "returned", "same", "shaped", "unpack"]
+__all__ = ["AnswerError", "BY_ITS_TESTS", "Earlier", "Judged", "Read", "Verdict", "Wrong", "answer_names", "as_int",
+           "by_hand", "judge_cell", "keep_statements", "read_answers", "returned", "same", "shaped", "unpack"]
 
 RUNNER = Path(__file__).with_name("runner.py")
 SEAL = Path(__file__).with_name("seal.py")         # the runner's audit hook, copied beside it
@@ -78,6 +79,29 @@ class Judged:
     blocked: tuple = PACKAGES
     torch: bool = False
     why: str = WHY
+    library: tuple = ()              # course packages the answer may use, copied read-only beside it
+    inert: tuple = ("matplotlib",)   # modules whose import binds a stand-in that draws nothing
+
+
+BY_ITS_TESTS = "by its hidden tests"       # a check of values: its own cell decides, in the judge's process (replay.py)
+ANSWERED = re.compile(r"\banswered\(([^)]*)\)")
+
+
+def by_hand(check):
+    """Mark a check whose answer is a piece the course provides: it runs without the lesson and
+    with the course's packages out of reach, as in 03b, however the notebook is judged."""
+    check.by_hand = True
+    return check
+
+
+def answer_names(code):
+    """The names a check cell hands to ``answered(...)``, in order: the answers it reads."""
+    found = []
+    for args in ANSWERED.findall(code):
+        for name in (a.strip().split("=")[0].strip() for a in args.split(",")):
+            if name and name not in found:
+                found.append(name)
+    return found
 
 
 # ------------------------------------------------------------------------------------ the answer
@@ -97,17 +121,18 @@ def _python(source):
         return source
 
 
-def keep_statements(source):
+def keep_statements(source, expressions=False):
     """The statements of a cell that the judge runs, in order: every top-level statement but a bare
     expression (a call for its display or its effect: ``print(...)``, ``plt.plot(...)``, an IPython
-    magic, ``get_ipython()...``). Imports, assignments of any value (``DTYPE = np.float64``,
-    ``sig = lambda z: ...``), ``def``, ``class`` and the rest are kept. Returns (code, dropped
-    count); code '' when the cell does not parse."""
+    magic, ``get_ipython()...``); with ``expressions``, bare expressions too (where an answer is
+    values, a call's effect can be part of it: ``loss.backward()``). Imports, assignments of any
+    value (``DTYPE = np.float64``, ``sig = lambda z: ...``), ``def``, ``class`` and the rest are
+    kept. Returns (code, dropped count); code '' when the cell does not parse."""
     try:
         tree = ast.parse(_python(source))
     except SyntaxError:
         return "", 1
-    kept = [node for node in tree.body if not isinstance(node, ast.Expr)]
+    kept = [node for node in tree.body if expressions or not isinstance(node, ast.Expr)]
     return ast.unparse(ast.Module(body=kept, type_ignores=[])), len(tree.body) - len(kept)
 
 
@@ -132,42 +157,80 @@ def course_imports(sources):
 
 
 # ------------------------------------------------------------------------------------- the judge
-def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT):
-    """Run the kept cells ``cells`` [{"name", "code"}] and ``calls`` [(function name, args)] in
-    the answer's own process (runner.py), through exchange.py's channel.
+def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT, library=()):
+    """Run the kept cells ``cells`` [{"name", "code", "quiet"?}] and ``calls`` [(function name,
+    args) or Read(name)] in the answer's own process (runner.py), through exchange.py's channel,
+    with read-only copies of the course's packages ``library`` beside it (and those alone).
 
     Returns (notes, entries): one-line notes on statements that stopped, and one entry per call
     (exchange.read_outputs). Raises AnswerError when the process gives no readable outputs."""
-    job = {"cells": cells, "calls": [{"function": f, "args": [encode(a) for a in args]} for f, args in calls],
-           "given": judged.given, "modules": judged.modules, "pieces": {n: n for n in _pieces(judged)},
-           "out_of_reach": out_of_reach, "blocked": list(judged.blocked) + ([] if judged.torch else ["torch"]),
-           "why": judged.why, "denied": repository_entries()}
+    blocked = [p for p in judged.blocked if p not in library] + ([] if judged.torch else ["torch"])
+    job = {"cells": cells, "calls": [_call(c) for c in calls], "given": judged.given, "modules": judged.modules,
+           "pieces": {n: n for n in _pieces(judged)}, "out_of_reach": out_of_reach, "blocked": blocked,
+           "why": judged.why, "denied": repository_entries(), "library": list(library), "inert": list(judged.inert)}
     with tempfile.TemporaryDirectory(prefix="act-judge-") as folder:
         runner = Path(folder) / "runner.py"
         shutil.copy(RUNNER, runner)
         shutil.copy(SEAL, Path(folder) / "seal.py")
+        for package in library:
+            copy_package(package, Path(folder) / "library" / package)
         out = exchange(python_command(runner, folder), job, folder, plain_env(folder), timeout)
     return read_outputs(out, len(calls))
+
+
+def _call(call):
+    if isinstance(call, Read):
+        return {"read": call.name}
+    function, args = call
+    return {"function": function, "args": [encode(a) for a in args]}
+
+
+def copy_package(package, target):
+    """A read-only copy of the installed course package ``package`` (its .py files) at ``target``."""
+    import importlib.util
+    import os
+    spec = importlib.util.find_spec(package)
+    shutil.copytree(spec.submodule_search_locations[0], target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for here, folders, files in os.walk(target, topdown=False):
+        for name in files:
+            os.chmod(os.path.join(here, name), 0o444)
+        os.chmod(here, 0o555)
 
 
 def _pieces(judged):
     return sorted({p for pieces in judged.allowed.values() for p in pieces})
 
 
-def answer_cells(cells, index, lesson):
+def answer_cells(cells, index, lesson, replay=False):
     """The cells the judge runs for check cell ``index``: every answer cell above it and every code
     cell above it that the learner added (no nbgrader role, and not a lesson cell: ``lesson`` holds
-    the lesson cells' sources, stripped), in order, as [{"name", "code"}] of their kept statements."""
+    the lesson cells' sources, stripped), in order, as [{"name", "code", "quiet"}] of their kept
+    statements (with ``replay``, bare expressions too, and the lesson cells these need: lesson.needed). The lesson's
+    cells and the answer cells of other exercises are ``quiet``: what stops in them is not noted."""
+    exercise = _exercise(cells[index].get("metadata", {}).get("nbgrader", {}).get("grade_id", ""))
     found = []
     for number, cell in enumerate(cells[:index]):
         if cell["cell_type"] != "code":
             continue
         source, meta = _source(cell), cell.get("metadata", {}).get("nbgrader")
         if cell_role(cell) == "solution":
-            found.append({"name": f"<{meta.get('grade_id', 'answer cell')}>", "code": keep_statements(source)[0]})
+            grade_id = meta.get("grade_id", "answer cell")
+            found.append({"name": f"<{grade_id}>", "code": keep_statements(source, replay)[0],
+                          "quiet": _exercise(grade_id) != exercise})
         elif not meta and source.strip() and source.strip() not in lesson:
-            found.append({"name": f"<your cell {number + 1}>", "code": keep_statements(source)[0]})
-    return found
+            found.append({"name": f"<your cell {number + 1}>", "code": keep_statements(source, replay)[0]})
+        elif not meta and replay and source.strip():
+            found.append({"name": f"<lesson cell {number + 1}>", "code": keep_statements(source, True)[0],
+                          "quiet": True, "lesson": True})
+    if replay:
+        keep = needed([c["code"] for c in found], {k for k, c in enumerate(found) if not c.get("lesson")})
+        found = [found[k] for k in keep]
+    return [{k: v for k, v in c.items() if k != "lesson"} for c in found]
+
+
+def _exercise(grade_id):
+    match = re.match(r"ex(\d+)-", grade_id or "")
+    return match.group(1) if match else None
 
 
 def judge_cell(nb, index, judged, check, rng, timeout=TIMEOUT, lesson=frozenset()):
@@ -180,14 +243,25 @@ def judge_cell(nb, index, judged, check, rng, timeout=TIMEOUT, lesson=frozenset(
                                        "it scores 0"), type(err).__name__)
 
 
+def _setting(nb, judged, check):
+    """(replay, library, out_of_reach) of a check: whether the lesson's cells run before the answer,
+    the course packages copied beside it, and the names the notebook imports from the others."""
+    replay = bool(judged.library) and not getattr(check, "by_hand", False)
+    library = judged.library if replay else ()
+    lesson_code = [_source(c) for c in nb["cells"] if c["cell_type"] == "code" and cell_role(c) != "solution"]
+    out_of_reach = {k: v for k, v in course_imports(lesson_code).items()
+                    if k not in _pieces(judged) and v.split(".")[0] not in library}
+    return replay, library, out_of_reach
+
+
 def _judge_cell(nb, index, judged, check, rng, timeout, lesson):
     cells = nb["cells"]
-    lesson_code = [_source(c) for c in cells if c["cell_type"] == "code" and cell_role(c) != "solution"]
-    out_of_reach = {k: v for k, v in course_imports(lesson_code).items() if k not in _pieces(judged)}
+    replay, library, out_of_reach = _setting(nb, judged, check)
     calls, verify = check(rng)
     notes = []
     try:
-        notes, entries = run_answer(answer_cells(cells, index, lesson), calls, judged, out_of_reach, timeout=timeout)
+        notes, entries = run_answer(answer_cells(cells, index, lesson, replay), calls, judged, out_of_reach,
+                                    timeout=timeout, library=library)
         report = verify(entries)
     except (AnswerError, Wrong) as err:
         ename = err.ename if isinstance(err, AnswerError) else "AssertionError"
@@ -196,6 +270,29 @@ def _judge_cell(nb, index, judged, check, rng, timeout, lesson):
     if warned:
         report += "\nnote: your answer raised " + "; ".join(warned[:3]) + " (shown here, not counted)"
     return Verdict(True, report + _noted(notes, "\n"))
+
+
+def read_answers(nb, index, judged, timeout=TIMEOUT, lesson=frozenset()):
+    """The values of the answers check cell ``index`` reads (``answer_names``), as the answer's
+    process worked them out after the lesson's cells it needs: ({name: value}, notes), or a failed
+    Verdict when one cannot be read. Never raises."""
+    try:
+        names = answer_names(_source(nb["cells"][index]))
+        replay, library, out_of_reach = _setting(nb, judged, BY_ITS_TESTS)
+        notes, entries = run_answer(answer_cells(nb["cells"], index, lesson, replay), [Read(n) for n in names],
+                                    judged, out_of_reach, timeout=timeout, library=library)
+        values = {}
+        for name, entry in zip(names, entries, strict=True):
+            try:
+                values[name] = returned(entry)
+            except AnswerError as err:
+                return Verdict(False, one_line(f"{name}: {err}") + _noted(notes, "; "), err.ename)
+        return values, notes
+    except AnswerError as err:
+        return Verdict(False, one_line(str(err)), err.ename)
+    except Exception as err:                                    # noqa: BLE001 (a verdict, not a crash)
+        return Verdict(False, one_line(f"the judge could not grade this answer ({type(err).__name__}: {err}); "
+                                       "it scores 0"), type(err).__name__)
 
 
 def _noted(notes, joint):

@@ -59,6 +59,35 @@ class OutOfReach:
         return f"<{self._dotted}: out of reach>"
 
 
+class Inert:
+    """Stands in for a plotting module (matplotlib): every attribute, call or item is another Inert,
+    ``subplots(rows, columns)`` gives a figure and as many axes, so that a lesson's or an answer's
+    drawing runs and draws nothing."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Inert()
+
+    def __call__(self, *args, **kwargs):
+        return Inert()
+
+    def __getitem__(self, key):
+        return Inert()
+
+    def __iter__(self):
+        return iter(())
+
+    def subplots(self, nrows=1, ncols=1, **kwargs):
+        import numpy as np
+        if nrows * ncols == 1:
+            return Inert(), Inert()
+        axes = np.empty((nrows, ncols) if nrows > 1 and ncols > 1 else (nrows * ncols,), dtype=object)
+        for index in np.ndindex(axes.shape):
+            axes[index] = Inert()
+        return Inert(), axes
+
+
 def sigmoid(z):
     """The logistic function, as the course writes it (through tanh, so it never overflows)."""
     import numpy as np
@@ -78,6 +107,21 @@ class Blocker:
         if fullname.split(".")[0] in self.names:
             raise Forbidden(f"your answer imports {fullname}: {self.why}")
         return None
+
+
+class Library:
+    """A meta path finder that imports ``names`` (course packages an exercise may use, act_numpy
+    say) from the read-only copies the judge put in ``root``, inside this process's folder, and
+    never from the repository (which the seal refuses)."""
+
+    def __init__(self, root, names):
+        self.root, self.names = root, tuple(names)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] not in self.names:
+            return None
+        from importlib.machinery import PathFinder
+        return PathFinder.find_spec(fullname, [self.root] if "." not in fullname else path)
 
 
 def folder_of(path):
@@ -114,6 +158,8 @@ def encode(value, depth=0):
         return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     if isinstance(value, (list, tuple)):
         return {"list": [encode(v, depth + 1) for v in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"list": [encode(v, depth + 1) for v in sorted(value, key=repr)]}
     array = np.asarray(value)
     if array.dtype.kind not in "biuf":
         raise TypeError(f"returns a {type(value).__name__}, not numbers")
@@ -139,9 +185,15 @@ def decode(value, results):
     return value
 
 
-def bind_import(node, namespace, blocked, why):
+def bind_import(node, namespace, blocked, why, inert=()):
     """An import of the course's packages binds OutOfReach names (or the piece the exercise hands
-    in) instead of failing: True when ``node`` was such an import, and nothing else is to be run."""
+    in) instead of failing, and one of a plotting module (``inert``) binds Inert names: True when
+    ``node`` was such an import, and nothing else is to be run."""
+    if inert and isinstance(node, (ast.Import, ast.ImportFrom)) and all(
+            (a.name if isinstance(node, ast.Import) else node.module or "").split(".")[0] in inert for a in node.names):
+        for alias in node.names:
+            namespace[alias.asname or alias.name.split(".")[0]] = Inert()
+        return True
     if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in blocked:
         for alias in node.names:
             piece = PIECES.get(alias.name) if alias.name in namespace.get("__pieces__", ()) else None
@@ -160,22 +212,26 @@ def bind_import(node, namespace, blocked, why):
     return False
 
 
-def run_cells(cells, namespace, blocked, why):
+def run_cells(cells, namespace, blocked, why, inert=()):
     """Run the kept cells statement by statement, in order. A statement that stops (an import that
     fails, a name not defined here) is noted and the next one runs: only the calls that then fail
-    cost points. Returns the notes: [where, what stopped it]."""
+    cost points. A cell marked ``quiet`` (the lesson's, or another exercise's answer) stops without
+    a note. Returns the notes: [where, what stopped it]."""
     stopped = []
     for cell in cells:
         try:
             body = ast.parse(cell["code"], filename=cell["name"]).body
         except SyntaxError as err:
-            stopped.append([f"{cell['name']}:", f"SyntaxError: {err.msg} (line {err.lineno})"])
+            if not cell.get("quiet"):
+                stopped.append([f"{cell['name']}:", f"SyntaxError: {err.msg} (line {err.lineno})"])
             continue
         for node in body:
             try:
-                if not bind_import(node, namespace, blocked, why):
+                if not bind_import(node, namespace, blocked, why, inert):
                     exec(compile(ast.Module(body=[node], type_ignores=[]), cell["name"], "exec"), namespace)
             except BaseException as err:                         # noqa: BLE001 (noted, not raised)
+                if cell.get("quiet"):
+                    continue
                 line = ast.unparse(node).splitlines()[0][:80]
                 stopped.append([f"{cell['name']}: `{line}`", f"stopped with {type(err).__name__}: {str(err)[:200]}"])
     return stopped
@@ -183,6 +239,14 @@ def run_cells(cells, namespace, blocked, why):
 
 def make_call(call, namespace, raw, printed):
     """One call of the answer's function: its output entry, {"value": ...} or {"error": ...}."""
+    if "read" in call:                     # a value the answer cells bound, read by name
+        raw.append(None)
+        if call["read"] not in namespace:
+            return {"error": ["NameError", f"{call['read']} is not defined in your answer cells"], "warnings": []}
+        try:
+            return {"value": encode(namespace[call["read"]]), "warnings": []}
+        except BaseException as err:                             # noqa: BLE001
+            return {"error": [type(err).__name__, f"{call['read']} {str(err)[:2000]}"], "warnings": []}
     function = namespace.get(call["function"])
     entry = {}
     with warnings.catch_warnings(record=True) as caught:
@@ -229,8 +293,11 @@ def main(folder):
         if name.split(".")[0] in job["blocked"]:
             del sys.modules[name]
     sys.meta_path.insert(0, Blocker(job["blocked"], why))
+    if job.get("library"):
+        sys.meta_path.insert(0, Library(os.path.join(folder, "library"), job["library"]))
     seal = load_seal(os.path.dirname(os.path.realpath(__file__)))
-    seal.seal(denied, only=allowed, refused=seal.REFUSED + REFUSED_HERE)
+    here = REFUSED_HERE if "torch" in job["blocked"] else tuple(e for e in REFUSED_HERE if e != "ctypes.")
+    seal.seal(denied, only=allowed, refused=seal.REFUSED + here)
 
     namespace = {"__name__": "__answer__", "__builtins__": __builtins__, "__pieces__": tuple(job["pieces"])}
     for name, module in job.get("modules", {}).items():
@@ -240,9 +307,11 @@ def main(folder):
     for name, dotted in job["out_of_reach"].items():
         namespace[name] = OutOfReach(dotted, why)
     namespace.update(job["given"])
+    if job.get("inert"):              # IPython's and the notebook's display: stand-ins that show nothing
+        namespace.update(get_ipython=Inert(), display=Inert())
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        stopped = run_cells(job["cells"], namespace, tuple(job["blocked"]), why)
+        stopped = run_cells(job["cells"], namespace, tuple(job["blocked"]), why, tuple(job.get("inert", ())))
     raw, calls = [], []
     for call in job["calls"]:
         calls.append(make_call(call, namespace, raw, printed))
