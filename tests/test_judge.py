@@ -29,6 +29,12 @@ def test_every_attack_scores_nothing(submission):
         assert not verdict.passed, (grade_id, verdict.text)
 
 
+@pytest.mark.parametrize("submission", attacks.JUDGE_ONLY, ids=[a.name for a in attacks.JUDGE_ONLY])
+def test_the_judge_alone_scores_the_submissions_of_02_and_03_as_expected(submission):
+    for grade_id, verdict in verdicts(submission).items():
+        assert verdict.passed == (submission.expect == "full"), (grade_id, verdict.text)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("submission", attacks.HONEST, ids=[a.name for a in attacks.HONEST])
 def test_every_honest_variant_scores_full_marks(submission):
@@ -53,8 +59,12 @@ def test_the_source_passes_and_the_release_fails_every_judged_check(stem):
         if cell["metadata"].get("nbgrader", {}).get("solution") and cell["cell_type"] == "code":
             cell["source"] = released.sub("raise NotImplementedError()", "".join(cell["source"]))
     found = judged.judge_notebook(nb, stem, rng=np.random.default_rng(1))
-    assert {v.ename for v in found.values()} == {"NotImplementedError"}, {g: v.text for g, v in found.items()}
-    assert all("raised NotImplementedError" in v.text for v in found.values())
+    for grade_id, verdict in found.items():
+        if judged.JUDGED[stem].checks[grade_id] is judge.BY_ITS_TESTS:     # values: None, as the release sets them
+            assert verdict.ename == "AssertionError" and "not answered yet" in verdict.text, (grade_id, verdict)
+        else:
+            assert verdict.ename == "NotImplementedError" and "raised NotImplementedError" in verdict.text, (grade_id,
+                                                                                                           verdict)
 
 
 def test_the_library_reached_by_name_gets_a_message_that_says_so():

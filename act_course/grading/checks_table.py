@@ -34,12 +34,6 @@ MEASURED = "not yet judged: its answer is values measured in the kernel with the
 # why each self-check runs in the learner's kernel, keyed "<notebook number>/<grade_id>" (grade ids
 # repeat from notebook to notebook); a tuple adds a note on what else the check reads
 REASONS = {
-    "01/ex1-check": VALUES, "01/ex1-check-b": VALUES, "01/ex2-check": FUNCTION, "01/ex2-check-b": VALUES,
-    "01/ex3-check": VALUES, "01/ex3-check-b": VALUES, "01/ex4-check": VALUES, "01/ex4-check-b": VALUES,
-    "02/ex1-check": VALUES, "02/ex2-check": VALUES, "02/ex3-check": VALUES,
-    "03/ex1-check": FUNCTION, "03/ex1-check-b": VALUES, "03/ex2-check": VALUES, "03/ex3-check": VALUES,
-    "03/ex4-check": FUNCTION, "03/ex4-check-b": FUNCTION, "03/ex5-check": FUNCTION,
-    "04/ex1-check": VALUES, "04/ex2-check": VALUES, "04/ex3-check": VALUES, "04/ex4-check": VALUES,
     "05/ex1-check": VALUES, "05/ex2-check": VALUES, "05/ex3-check": VALUES,
     "05/ex3-check-b": (MEASURED, "the networks are untrained (`iterations=0`)"),
     "05/ex4-check": COMMITTED,

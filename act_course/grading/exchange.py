@@ -159,7 +159,7 @@ NOT_FINITE = _NotFinite()
 def read_outputs(data, count):
     """The document ``data`` (the runner's stdout) read strictly: (statements, entries).
 
-    ``statements``: up to three one-line notes on statements of the answer's cells that stopped
+    ``statements``: up to twenty one-line notes on statements of the answer's cells that stopped
     (text only, never a verdict). ``entries``: one per call, in order, each {"value": v},
     {"error": [name, message]} or {"bad": why}, with "warnings" (one-line notes) beside. Raises
     AnswerError when the document is not of that form or holds another number of outputs than
@@ -175,7 +175,7 @@ def read_outputs(data, count):
     if len(document["calls"]) != count:
         raise AnswerError("ValueError", f"your answer's process sent back {len(document['calls'])} results for "
                                         f"{count} calls: every call must return once, in order")
-    notes = [one_line(" ".join(map(str, s)) if isinstance(s, list) else s) for s in document["statements"][:3]
+    notes = [one_line(" ".join(map(str, s)) if isinstance(s, list) else s) for s in document["statements"][:20]
              if isinstance(s, (list, str))]
     return notes, [_entry(e) for e in document["calls"]]
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from .exchange import AnswerError, Earlier, Read, encode, exchange, one_line, plain_env, python_command, \
     read_outputs, returned
+from ..course import answered
 from .guard import PACKAGES
 from .lesson import needed
 from .seal import repository_entries
@@ -157,14 +158,18 @@ def course_imports(sources):
 
 
 # ------------------------------------------------------------------------------------- the judge
-def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT, library=()):
+def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT, library=None):
     """Run the kept cells ``cells`` [{"name", "code", "quiet"?}] and ``calls`` [(function name,
     args) or Read(name)] in the answer's own process (runner.py), through exchange.py's channel,
-    with read-only copies of the course's packages ``library`` beside it (and those alone).
+    with read-only copies of the course's packages ``library`` beside it (and those alone; None:
+    the notebook's, with PyTorch where it allows it; () for an answer written by hand, with
+    neither).
 
     Returns (notes, entries): one-line notes on statements that stopped, and one entry per call
     (exchange.read_outputs). Raises AnswerError when the process gives no readable outputs."""
-    blocked = [p for p in judged.blocked if p not in library] + ([] if judged.torch else ["torch"])
+    torch = judged.torch if library is None else bool(library) and judged.torch
+    library = judged.library if library is None else library
+    blocked = [p for p in judged.blocked if p not in library] + ([] if torch else ["torch"])
     job = {"cells": cells, "calls": [_call(c) for c in calls], "given": judged.given, "modules": judged.modules,
            "pieces": {n: n for n in _pieces(judged)}, "out_of_reach": out_of_reach, "blocked": blocked,
            "why": judged.why, "denied": repository_entries(), "library": list(library), "inert": list(judged.inert)}
@@ -181,6 +186,8 @@ def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT, library=()):
 def _call(call):
     if isinstance(call, Read):
         return {"read": call.name}
+    if isinstance(call, dict):                      # a Read made where a check cell stands: {"name", "at"}
+        return {"read": call["name"], "at": call["at"]}
     function, args = call
     return {"function": function, "args": [encode(a) for a in args]}
 
@@ -201,31 +208,37 @@ def _pieces(judged):
     return sorted({p for pieces in judged.allowed.values() for p in pieces})
 
 
-def answer_cells(cells, index, lesson, replay=False):
+def answer_cells(cells, index, lesson, replay=False, checkpoints=None):
     """The cells the judge runs for check cell ``index``: every answer cell above it and every code
     cell above it that the learner added (no nbgrader role, and not a lesson cell: ``lesson`` holds
     the lesson cells' sources, stripped), in order, as [{"name", "code", "quiet"}] of their kept
-    statements (with ``replay``, bare expressions too, and the lesson cells these need: lesson.needed). The lesson's
-    cells and the answer cells of other exercises are ``quiet``: what stops in them is not noted."""
-    exercise = _exercise(cells[index].get("metadata", {}).get("nbgrader", {}).get("grade_id", ""))
+    statements (with ``replay``, bare expressions too, and the lesson cells these need:
+    lesson.needed). The lesson's cells and the answer cells of other exercises are ``quiet``: what
+    stops in them is not noted. ``checkpoints`` ({cell index: grade_id}, up to ``index``): a marker
+    {"checkpoint": grade_id} where each of those check cells stands, for values read there."""
+    checkpoints = checkpoints or {}
+    noted = {_exercise(g) for g in checkpoints.values()} or {
+        _exercise(cells[index].get("metadata", {}).get("nbgrader", {}).get("grade_id", ""))}
     found = []
-    for number, cell in enumerate(cells[:index]):
+    for number, cell in enumerate(cells[:index + 1 if checkpoints else index]):
+        if number in checkpoints:
+            found.append({"checkpoint": checkpoints[number], "code": "", "must": True})
         if cell["cell_type"] != "code":
             continue
         source, meta = _source(cell), cell.get("metadata", {}).get("nbgrader")
         if cell_role(cell) == "solution":
             grade_id = meta.get("grade_id", "answer cell")
             found.append({"name": f"<{grade_id}>", "code": keep_statements(source, replay)[0],
-                          "quiet": _exercise(grade_id) != exercise})
+                          "quiet": _exercise(grade_id) not in noted, "must": True})
         elif not meta and source.strip() and source.strip() not in lesson:
-            found.append({"name": f"<your cell {number + 1}>", "code": keep_statements(source, replay)[0]})
+            found.append({"name": f"<your cell {number + 1}>", "code": keep_statements(source, replay)[0],
+                          "must": True})
         elif not meta and replay and source.strip():
             found.append({"name": f"<lesson cell {number + 1}>", "code": keep_statements(source, True)[0],
-                          "quiet": True, "lesson": True})
+                          "quiet": True})
     if replay:
-        keep = needed([c["code"] for c in found], {k for k, c in enumerate(found) if not c.get("lesson")})
-        found = [found[k] for k in keep]
-    return [{k: v for k, v in c.items() if k != "lesson"} for c in found]
+        found = [found[k] for k in needed([c["code"] for c in found], {k for k, c in enumerate(found) if c.get("must")})]
+    return [{k: v for k, v in c.items() if k != "must"} for c in found]
 
 
 def _exercise(grade_id):
@@ -272,27 +285,53 @@ def _judge_cell(nb, index, judged, check, rng, timeout, lesson):
     return Verdict(True, report + _noted(notes, "\n"))
 
 
-def read_answers(nb, index, judged, timeout=TIMEOUT, lesson=frozenset()):
-    """The values of the answers check cell ``index`` reads (``answer_names``), as the answer's
-    process worked them out after the lesson's cells it needs: ({name: value}, notes), or a failed
-    Verdict when one cannot be read. Never raises."""
-    try:
-        names = answer_names(_source(nb["cells"][index]))
-        replay, library, out_of_reach = _setting(nb, judged, BY_ITS_TESTS)
-        notes, entries = run_answer(answer_cells(nb["cells"], index, lesson, replay), [Read(n) for n in names],
-                                    judged, out_of_reach, timeout=timeout, library=library)
+def read_answers(nb, targets, judged, timeout=TIMEOUT, lesson=frozenset()):
+    """The values of the answers that the check cells ``targets`` [(cell index, grade_id)] read
+    (``answer_names``), each as the answer's process worked it out where its check cell stands,
+    after the lesson's cells it needs: {grade_id: ({name: value}, notes) or a failed Verdict}. One
+    process reads them all; when it gives no readable outputs, each check is read in a process of
+    its own, so that an answer that never ends costs its own check alone. Never raises."""
+    if len(targets) > 1:
+        try:
+            return _read(nb, targets, judged, timeout, lesson)
+        except Exception:                                       # noqa: BLE001 (each on its own, below)
+            pass
+    found = {}
+    for target in targets:
+        try:
+            found.update(_read(nb, [target], judged, timeout, lesson))
+        except AnswerError as err:
+            found[target[1]] = Verdict(False, one_line(str(err)), err.ename)
+        except Exception as err:                                # noqa: BLE001 (a verdict, not a crash)
+            found[target[1]] = Verdict(False, one_line(f"the judge could not grade this answer "
+                                                       f"({type(err).__name__}: {err}); it scores 0"), type(err).__name__)
+    return found
+
+
+def _read(nb, targets, judged, timeout, lesson):
+    cells = nb["cells"]
+    names = {g: answer_names(_source(cells[i])) for i, g in targets}
+    calls = [dict(Read(n).__dict__, at=g) for _, g in targets for n in names[g]]
+    replay, library, out_of_reach = _setting(nb, judged, BY_ITS_TESTS)
+    where = answer_cells(cells, max(i for i, _ in targets), lesson, replay, checkpoints=dict(targets))
+    notes, entries = run_answer(where, calls, judged, out_of_reach, timeout=timeout, library=library)
+    found, at = {}, 0
+    for _, grade_id in targets:
+        mine = [n for n in notes if n.startswith((f"<ex{_exercise(grade_id)}-", "<your cell"))]
         values = {}
-        for name, entry in zip(names, entries, strict=True):
+        for name in names[grade_id]:
             try:
-                values[name] = returned(entry)
+                values[name] = returned(entries[at])
             except AnswerError as err:
-                return Verdict(False, one_line(f"{name}: {err}") + _noted(notes, "; "), err.ename)
-        return values, notes
-    except AnswerError as err:
-        return Verdict(False, one_line(str(err)), err.ename)
-    except Exception as err:                                    # noqa: BLE001 (a verdict, not a crash)
-        return Verdict(False, one_line(f"the judge could not grade this answer ({type(err).__name__}: {err}); "
-                                       "it scores 0"), type(err).__name__)
+                found[grade_id] = Verdict(False, one_line(f"{name}: {err}") + _noted(mine, "; "), err.ename)
+            at += 1
+        if grade_id not in found and any(v is None for v in values.values()):
+            try:                                    # the check's answered(...) would stop there: say so now
+                answered(**values)
+            except AssertionError as err:
+                found[grade_id] = Verdict(False, one_line(str(err)) + _noted(mine, "; "), "AssertionError")
+        found.setdefault(grade_id, (values, mine))
+    return found
 
 
 def _noted(notes, joint):

@@ -63,8 +63,8 @@ def judge_notebook(nb, name, rng=None, timeout=TIMEOUT, only=None, source=None):
         check = judged.checks[grade_id]
         if check is not BY_ITS_TESTS:
             verdicts[grade_id] = judge_cell(nb, index, judged, check, rng, timeout, lesson)
-            continue
-        got = read_answers(nb, index, judged, timeout, lesson)
+    reading = [(i, g) for i, g in order if judged.checks[g] is BY_ITS_TESTS]
+    for grade_id, got in (read_answers(nb, reading, judged, timeout, lesson) if reading else {}).items():
         if isinstance(got, Verdict):
             verdicts[grade_id] = got
         else:

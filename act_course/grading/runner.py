@@ -219,6 +219,8 @@ def run_cells(cells, namespace, blocked, why, inert=()):
     a note. Returns the notes: [where, what stopped it]."""
     stopped = []
     for cell in cells:
+        if "checkpoint" in cell:
+            continue
         try:
             body = ast.parse(cell["code"], filename=cell["name"]).body
         except SyntaxError as err:
@@ -309,12 +311,19 @@ def main(folder):
     namespace.update(job["given"])
     if job.get("inert"):              # IPython's and the notebook's display: stand-ins that show nothing
         namespace.update(get_ipython=Inert(), display=Inert())
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        stopped = run_cells(job["cells"], namespace, tuple(job["blocked"]), why, tuple(job.get("inert", ())))
-    raw, calls = [], []
-    for call in job["calls"]:
-        calls.append(make_call(call, namespace, raw, printed))
+    printed, stopped, raw, calls = io.StringIO(), [], [], []
+    # the cells up to each checkpoint, then the calls made there ("at"), then the rest at the end
+    ends = [k for k, cell in enumerate(job["cells"]) if "checkpoint" in cell] + [len(job["cells"])]
+    start = 0
+    for end in ends:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            stopped += run_cells(job["cells"][start:end], namespace, tuple(job["blocked"]), why,
+                                 tuple(job.get("inert", ())))
+        here = job["cells"][end]["checkpoint"] if end < len(job["cells"]) else None
+        for call in job["calls"]:
+            if call.get("at") == here:
+                calls.append(make_call(call, namespace, raw, printed))
+        start = end + 1
     # non-finite numbers go back as JSON's NaN and Infinity: the judge refuses them
     data = json.dumps({"statements": stopped, "calls": calls}).encode("utf-8")
     while data:
