@@ -27,11 +27,16 @@ before it), not its stderr. Warnings an answer raises are reported as a note, no
 ``act_course.grading.registry.judge_notebook`` runs the same judge on a notebook outside nbgrader (the
 tests use it).
 
-Each judged notebook is a ``Judged`` (act_course.grading.registry.JUDGED lists them; exercises_03b and
-exercises_12 write them): the exercises' allowed pieces (the
-table in docs/teaching.md, "Writing ACT means writing it", says the same; a test holds them
-together), the names handed in, and one function per check cell that draws inputs and returns
-the calls to make with a ``verify`` that compares their results with the references.
+Each judged notebook is a ``Judged`` (act_course.grading.registry.JUDGED lists them; exercises_01,
+02, 03, 03b, 04 and 12 write them): the exercises' allowed pieces (the table in docs/teaching.md,
+"Writing ACT means writing it", says the same; a test holds them together), the names handed in,
+the course packages the answers may use (``library``: 01-04 use ``act_numpy``), and for each
+check cell either a function that draws inputs and returns the calls to make with a ``verify``
+that compares their results with the references, or ``BY_ITS_TESTS``: its answers are values,
+read back by name from the answer's process (``read_answers``, after the lesson's cells they
+need: lesson.py), and the check cell's own tests decide on them in a process of the judge's
+(replay.py). A check marked ``by_hand`` (a piece the course provides, 03's ``eq19_gradient``)
+runs as 03b's do: without the lesson, the course's packages and PyTorch out of reach.
 """
 
 import ast

@@ -13,11 +13,18 @@ job holds the code and the calls' inputs only). In order, it
    and the calls to make; keeps a copy of its stdout for the outputs and points fd 1 at
    /dev/null, so that what the answer prints goes nowhere;
 2. imports NumPy, puts out of reach the course's packages (and those the exercise refuses:
-   an import binds names whose calls fail with one line saying why) and installs the grading
-   seal's audit hook (seal.py), told to refuse any file outside the Python installation, its
-   packages and FOLDER, the repository the course comes from, subprocesses, sockets and ctypes;
-3. runs the kept statements one by one, in order, noting those that stop and going on, then
-   each call, with the warnings it raises recorded and what it prints kept apart;
+   an import binds names whose calls fail with one line saying why) but those the exercise may
+   use (``library``: act_numpy for 01-04), which it imports from the read-only copies the judge
+   put in FOLDER/library, and installs the grading seal's audit hook (seal.py), told to refuse
+   any file outside the Python installation, its packages and FOLDER, the repository the course
+   comes from, subprocesses, sockets and ctypes (but loading PyTorch's libraries, where the
+   exercise allows PyTorch); a plotting module (``inert``) and IPython's display are stand-ins
+   that draw nothing;
+3. runs the kept statements one by one, in order, noting those that stop and going on (the
+   lesson's cells, marked ``quiet``, without a note), then each call, with the warnings it
+   raises recorded and what it prints kept apart; a call may instead read a value the cells
+   bound (``read``), and a call marked ``at`` a checkpoint is made where that marker stands
+   among the cells, before the cells after it run;
 4. writes the outputs as one JSON document (arrays as dtype, shape and a flat list of values;
    no pickle) on its copy of stdout.
 

@@ -12,9 +12,14 @@ NumPy's folder. ``IN_KERNEL``: answers to 01's exercise 1, checked in the learne
 reach the source's solution where the seal must refuse it (the course folder, the repository
 through ``act_numpy.__file__``, ``!cat``, ``gradebook.db``, descriptor-relative bytes paths from a
 package folder or through the venv to .git), and a result published before each check's error,
-which must score 0 all the same. ``HONEST``: a cumsum-based halting, ``sigmoid`` where the task
-allows it, code that warns, a module-level lambda, a constant ``DTYPE``, ``scipy.special.expit``,
-a helper in a cell of the learner's own, ``scipy.special.xlogy`` in 12.
+which must score 0 all the same (01 is judged outside the kernel now, and these run in its answer
+process too). ``HONEST``: a cumsum-based halting, ``sigmoid`` where the task allows it, code that
+warns, a module-level lambda, a constant ``DTYPE``, ``scipy.special.expit``, a helper in a cell of
+the learner's own, ``scipy.special.xlogy`` in 12, ``halting_weights`` in a cell of the learner's
+own in 01. 01's own attacks on the judge (frames emptied of calls, a forged result) are in
+``ATTACKS``; ``JUDGE_ONLY``: those of 02 and 03 (the library called, or kept in a default argument,
+where the task is to write it; inf sent back as a value) and an honest deep copy in 02, run
+through the judge alone.
 """
 
 import json
