@@ -87,6 +87,7 @@ class Judged:
     why: str = WHY
     library: tuple = ()              # course packages the answer may use, copied read-only beside it
     inert: tuple = ("matplotlib",)   # modules whose import binds a stand-in that draws nothing
+    constants: dict = field(default_factory=dict)   # {dotted name: value} read through an out-of-reach module
 
 
 BY_ITS_TESTS = "by its hidden tests"       # a check of values: its own cell decides, in the judge's process (replay.py)
@@ -177,7 +178,8 @@ def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT, library=None
     blocked = [p for p in judged.blocked if p not in library] + ([] if torch else ["torch"])
     job = {"cells": cells, "calls": [_call(c) for c in calls], "given": judged.given, "modules": judged.modules,
            "pieces": {n: n for n in _pieces(judged)}, "out_of_reach": out_of_reach, "blocked": blocked,
-           "why": judged.why, "denied": repository_entries(), "library": list(library), "inert": list(judged.inert)}
+           "why": judged.why, "denied": repository_entries(), "library": list(library), "inert": list(judged.inert),
+           "constants": judged.constants}
     with tempfile.TemporaryDirectory(prefix="act-judge-") as folder:
         runner = Path(folder) / "runner.py"
         shutil.copy(RUNNER, runner)

@@ -48,6 +48,9 @@ class Forbidden(AssertionError):
     """What an answer gets for reaching a piece of the course it was asked to write."""
 
 
+CONSTANTS = {}         # {dotted name: value}: constants of the course the exercise hands in (the job's)
+
+
 class OutOfReach:
     """Stands in for a name the notebook imported from the course: any call of it raises Forbidden."""
 
@@ -57,6 +60,8 @@ class OutOfReach:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if f"{self._dotted}.{name}" in CONSTANTS:           # a constant the exercise hands in (tasks.END_CLASS)
+            return CONSTANTS[f"{self._dotted}.{name}"]
         return OutOfReach(f"{self._dotted}.{name}", self._why)
 
     def __call__(self, *args, **kwargs):
@@ -316,6 +321,7 @@ def main(folder):
     for name, dotted in job["out_of_reach"].items():
         namespace[name] = OutOfReach(dotted, why)
     namespace.update(job["given"])
+    CONSTANTS.update(job.get("constants", {}))
     if job.get("inert"):              # IPython's and the notebook's display: stand-ins that show nothing
         namespace.update(get_ipython=Inert(), display=Inert())
     printed, stopped, raw, calls = io.StringIO(), [], [], []
