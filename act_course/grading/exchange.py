@@ -49,6 +49,12 @@ class Earlier:
 
 
 @dataclass
+class Tensor:
+    """An argument handed to the answer as a PyTorch tensor (float64), where the exercise allows PyTorch."""
+    array: object
+
+
+@dataclass
 class Read:
     """Not a call: the value the answer cells bound to ``name`` (an exercise answered with values)."""
     name: str
@@ -69,6 +75,8 @@ def encode(value):
         return {"list": [encode(v) for v in value]}
     if isinstance(value, Earlier):
         return {"result": [value.call, value.item]}
+    if isinstance(value, Tensor):
+        return {"tensor": encode(np.asarray(value.array, dtype=float))}
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         kind = "f8" if array.dtype.kind == "f" else "i8" if array.dtype.kind in "iu" else "?"

@@ -164,16 +164,15 @@ def course_imports(sources):
 
 
 # ------------------------------------------------------------------------------------- the judge
-def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT, library=None):
+def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT, library=None, torch=None):
     """Run the kept cells ``cells`` [{"name", "code", "quiet"?}] and ``calls`` [(function name,
     args) or Read(name)] in the answer's own process (runner.py), through exchange.py's channel,
     with read-only copies of the course's packages ``library`` beside it (and those alone; None:
-    the notebook's, with PyTorch where it allows it; () for an answer written by hand, with
-    neither).
+    the notebook's), and PyTorch where ``torch`` (None: where the notebook allows it).
 
     Returns (notes, entries): one-line notes on statements that stopped, and one entry per call
     (exchange.read_outputs). Raises AnswerError when the process gives no readable outputs."""
-    torch = judged.torch if library is None else bool(library) and judged.torch
+    torch = judged.torch if torch is None else torch
     library = judged.library if library is None else library
     blocked = [p for p in judged.blocked if p not in library] + ([] if torch else ["torch"])
     job = {"cells": cells, "calls": [_call(c) for c in calls], "given": judged.given, "modules": judged.modules,
@@ -264,24 +263,26 @@ def judge_cell(nb, index, judged, check, rng, timeout=TIMEOUT, lesson=frozenset(
 
 
 def _setting(nb, judged, check):
-    """(replay, library, out_of_reach) of a check: whether the lesson's cells run before the answer,
-    the course packages copied beside it, and the names the notebook imports from the others."""
-    replay = bool(judged.library) and not getattr(check, "by_hand", False)
+    """(replay, library, out_of_reach, torch) of a check: whether the lesson's cells run before the
+    answer, the course packages copied beside it, the names the notebook imports from the others,
+    and whether PyTorch may be imported (not for an answer written by hand)."""
+    hand = getattr(check, "by_hand", False)
+    replay = bool(judged.library) and not hand
     library = judged.library if replay else ()
     lesson_code = [_source(c) for c in nb["cells"] if c["cell_type"] == "code" and cell_role(c) != "solution"]
     out_of_reach = {k: v for k, v in course_imports(lesson_code).items()
                     if k not in _pieces(judged) and v.split(".")[0] not in library}
-    return replay, library, out_of_reach
+    return replay, library, out_of_reach, judged.torch and not hand
 
 
 def _judge_cell(nb, index, judged, check, rng, timeout, lesson):
     cells = nb["cells"]
-    replay, library, out_of_reach = _setting(nb, judged, check)
+    replay, library, out_of_reach, torch = _setting(nb, judged, check)
     calls, verify = check(rng)
     notes = []
     try:
         notes, entries = run_answer(answer_cells(cells, index, lesson, replay), calls, judged, out_of_reach,
-                                    timeout=timeout, library=library)
+                                    timeout=timeout, library=library, torch=torch)
         report = verify(entries)
     except (AnswerError, Wrong) as err:
         ename = err.ename if isinstance(err, AnswerError) else "AssertionError"
@@ -319,9 +320,9 @@ def _read(nb, targets, judged, timeout, lesson):
     cells = nb["cells"]
     names = {g: answer_names(_source(cells[i])) for i, g in targets}
     calls = [dict(Read(n).__dict__, at=g) for _, g in targets for n in names[g]]
-    replay, library, out_of_reach = _setting(nb, judged, BY_ITS_TESTS)
+    replay, library, out_of_reach, torch = _setting(nb, judged, BY_ITS_TESTS)
     where = answer_cells(cells, max(i for i, _ in targets), lesson, replay, checkpoints=dict(targets))
-    notes, entries = run_answer(where, calls, judged, out_of_reach, timeout=timeout, library=library)
+    notes, entries = run_answer(where, calls, judged, out_of_reach, timeout=timeout, library=library, torch=torch)
     found, at = {}, 0
     for _, grade_id in targets:
         mine = [n for n in notes if n.startswith((f"<ex{_exercise(grade_id)}-", "<your cell"))]
