@@ -55,6 +55,12 @@ class Tensor:
 
 
 @dataclass
+class Generator:
+    """An argument handed to the answer as ``np.random.default_rng(seed)``, the seed drawn at grading time."""
+    seed: int
+
+
+@dataclass
 class Read:
     """Not a call: the value the answer cells bound to ``name`` (an exercise answered with values)."""
     name: str
@@ -75,6 +81,8 @@ def encode(value):
         return {"list": [encode(v) for v in value]}
     if isinstance(value, Earlier):
         return {"result": [value.call, value.item]}
+    if isinstance(value, Generator):
+        return {"rng": int(value.seed)}
     if isinstance(value, Tensor):
         return {"tensor": encode(np.asarray(value.array, dtype=float))}
     if isinstance(value, (np.ndarray, np.generic)):

@@ -191,6 +191,8 @@ def decode(value, results):
             return {decode(k, results): decode(v, results) for k, v in value["dict"]}
         if "list" in value:
             return [decode(v, results) for v in value["list"]]
+        if "rng" in value:              # a NumPy generator, seeded by the judge
+            return np.random.default_rng(value["rng"])
         if "tensor" in value:           # a PyTorch tensor, where the exercise allows PyTorch
             import torch
             return torch.tensor(decode(value["tensor"], results), dtype=torch.float64)
