@@ -87,7 +87,7 @@ def ex3(rng):
 
 
 JUDGED = Judged(
-    allowed={1: (), 2: ()},
+    allowed={1: ()},
     checks={"ex1-check": ex1, "ex2-check": ex2, "ex3-check": ex3},
     constants={"act_experiments.data.tasks.END_CLASS": tasks.END_CLASS},
 )
