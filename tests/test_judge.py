@@ -47,6 +47,12 @@ def test_a_warning_is_a_note_not_a_failure():
     assert "note: your answer raised DeprecationWarning: an old spelling, still right" in found["ex1-check"].text
 
 
+# the release's side of every judged notebook is graded by nbgrader in tests/test_graded_course.py (the
+# untouched release scores nothing); here, that of one notebook of each kind: values (01), pieces of ACT
+# written by hand (03b), and a gradient by hand without PyTorch (12)
+RELEASE_HERE = ("01_forward_pass", "03b_write_your_own_act", "12_attention_pondernet")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("stem", sorted(judged.JUDGED))
 def test_the_source_passes_and_the_release_fails_every_judged_check(stem):
@@ -54,6 +60,8 @@ def test_the_source_passes_and_the_release_fails_every_judged_check(stem):
     found = judged.judge_notebook(nb, stem, rng=np.random.default_rng(1))
     assert sorted(found) == sorted(judged.JUDGED[stem].checks), "a judged grade_id the notebook does not have"
     assert all(v.passed for v in found.values()), {g: v.text for g, v in found.items() if not v.passed}
+    if stem not in RELEASE_HERE:
+        return
     released = re.compile(r"### BEGIN SOLUTION.*?### END SOLUTION", flags=re.S)
     for cell in nb["cells"]:
         if cell["metadata"].get("nbgrader", {}).get("solution") and cell["cell_type"] == "code":

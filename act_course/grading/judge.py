@@ -52,7 +52,7 @@ from .exchange import AnswerError, Earlier, Read, encode, exchange, one_line, pl
     read_outputs, returned
 from ..course import answered
 from .guard import PACKAGES
-from .lesson import needed
+from .lesson import needed, without_unread_imports
 from .seal import repository_entries
 
 __all__ = ["AnswerError", "BY_ITS_TESTS", "Earlier", "Judged", "Read", "Verdict", "Wrong", "answer_names", "as_int",
@@ -244,6 +244,8 @@ def answer_cells(cells, index, lesson, replay=False, checkpoints=None):
                           "quiet": True})
     if replay:
         found = [found[k] for k in needed([c["code"] for c in found], {k for k, c in enumerate(found) if c.get("must")})]
+        codes = without_unread_imports([c["code"] for c in found], {k for k, c in enumerate(found) if not c.get("must")})
+        found = [dict(c, code=code) for c, code in zip(found, codes)]
     return [{k: v for k, v in c.items() if k != "must"} for c in found]
 
 

@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 from .exchange import decode, encode, one_line
-from .lesson import needed, release_form, source
+from .lesson import needed, release_form, source, without_unread_imports
 
 CHECK_SECONDS = 120      # one check cell's tests, the lesson's cells before it included
 
@@ -57,7 +57,9 @@ def job(source_nb, values):
         elif role is None:
             cells.append({"code": keep_statements(code, True)[0]})
     must = {k for k, c in enumerate(cells) if "check" in c}
-    return [cells[k] for k in needed([c["code"] for c in cells], must)]
+    cells = [cells[k] for k in needed([c["code"] for c in cells], must)]
+    codes = without_unread_imports([c["code"] for c in cells], {k for k, c in enumerate(cells) if "check" not in c})
+    return [dict(c, code=code) for c, code in zip(cells, codes)]
 
 
 def decide(source_nb, values, timeout):
