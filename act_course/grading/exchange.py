@@ -12,8 +12,13 @@ end the process. So nothing it sends back is believed about itself. The judge
   exactly one output per call made, each a value or an error, every value of the few forms the
   runner writes (``read_outputs``). A missing or extra output, a document of another form, a
   value of another form, a number that is not finite, or more than ``MAX_VALUES`` numbers in one
-  output: the call's check fails. The checks decide on the values alone (exercises_03b.py,
-  exercises_12.py), comparing them with references that never leave the judge's process.
+  output: the call's check fails. The checks decide on the values alone (exercises_01.py and the
+  other exercises_*.py), comparing them with references that never leave the judge's process.
+
+A call is a function's name and its arguments (arrays, lists, dictionaries, numbers; ``Earlier``
+for what an earlier call returned, ``Generator`` for a NumPy generator seeded by the judge,
+``Tensor`` for a PyTorch tensor where the exercise allows PyTorch), or ``Read``: the value the
+answer cells bound to a name, for an exercise answered with values.
 """
 
 import json

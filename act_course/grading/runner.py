@@ -182,6 +182,8 @@ def encode(value, depth=0):
 
 
 def decode(value, results):
+    """An argument of the judge's format as Python: arrays, lists, dictionaries, a generator seeded
+    by the judge (``rng``), a PyTorch tensor (``tensor``) or what an earlier call returned."""
     import numpy as np
     if isinstance(value, dict):
         if "ndarray" in value:
