@@ -32,6 +32,8 @@ NB_12 = "12_attention_pondernet"
 NB_01 = "01_forward_pass"
 NB_02 = "02_binary_flag"
 NB_03 = "03_backprop_remainder"
+NB_09 = "09_characters"
+NB_14 = "14_convnet_aig"
 
 
 def notebook_path(stem):
@@ -442,5 +444,23 @@ rate, radius_Ws, radius_J = float("inf"), float("inf"), float("inf")
 import copy
 P_nopush = copy.deepcopy(P)
 P_nopush["W_x"][:-1] -= P_nopush["W_x"][:-1].mean(axis=0)
+"""}, "full"),
+]
+JUDGE_ONLY += [
+    Submission("14's st_gradient through autograd", NB_14, {"ex1-solution": """
+import torch
+def st_gradient(logits, noise, temperature=1.0):
+    beta = torch.tensor(logits, dtype=torch.float64, requires_grad=True)
+    y = torch.softmax((beta + torch.tensor(noise)) / temperature, dim=1)[:, 1]
+    return torch.autograd.grad(y.sum(), beta)[0].numpy()
+"""}, "none"),
+    Submission("09's position_in_word with a regular expression", NB_09, {"ex4-solution": """
+import re
+def position_in_word(codes):
+    text = bytes(int(c) for c in codes).decode("latin-1")
+    out = np.zeros(len(text), dtype=int)
+    for match in re.finditer(r"[A-Za-z]+", text):
+        out[match.start():match.end()] = np.arange(1, match.end() - match.start() + 1)
+    return out
 """}, "full"),
 ]
