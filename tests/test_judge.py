@@ -267,3 +267,22 @@ def test_the_allow_lists_agree_with_the_teacher_guide():
     for stem, entry in judged.JUDGED.items():
         for number, pieces in entry.allowed.items():
             assert rows.get((stem[:3].rstrip("_"), number)) == tuple(pieces), (stem, number, rows)
+
+
+def test_the_course_library_beside_an_answer_of_01_is_a_read_only_copy_in_its_own_folder():
+    notes, entries = judge.run_answer(
+        [{"name": "<cell>", "code": "import os\nfrom act_numpy.halting import halting_weights\nimport act_numpy\n"
+                                    "def where():\n    path = act_numpy.__file__\n"
+                                    "    return [path.startswith(os.getcwd()), os.stat(path).st_mode & 0o222, "
+                                    "int(halting_weights([0.5, 0.6])[0][0])]\n"}],
+        [("where", [])], judged.JUDGED["01_forward_pass"], {}, timeout=60)
+    assert notes == [] and entries[0]["value"] == [True, 0, 2], entries
+
+
+def test_the_lesson_cells_run_are_those_a_later_cell_reads():
+    from act_course.grading.lesson import needed, release_form, without_unread_imports
+    codes = ["import numpy as np\nimport torch", "P = np.ones(2)", "fig = plt.figure()", "P['b'] = 1.0",
+             "x = np.zeros(3)", "answer = P['b'] + 1"]
+    assert needed(codes, {5}) == [0, 1, 3, 5]
+    assert "torch" not in without_unread_imports([codes[k] for k in (0, 1, 3, 5)], {0, 1, 2})[0]
+    assert release_form("a = None\n### BEGIN SOLUTION\na = 1\n### END SOLUTION\n") == "a = None\npass\n"
