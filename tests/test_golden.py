@@ -11,10 +11,11 @@ def write(folder, entry, name, text):
 
 def test_compare_reads_renamed_columns_under_their_new_names(tmp_path, capsys):
     before, after = tmp_path / "before", tmp_path / "after"
-    write(before, "golden_sweep_population_float64", "runs.csv", "run,mean_ponder,max_ponder,train_time_s\nr0,2.5,4,1.0\n")
-    write(after, "golden_sweep_population_float64", "runs.csv", "run,mean_ponder,max_N,train_time_s\nr0,2.5,4,9.0\n")
-    write(before, "golden_sweep_population_float64", "difficulty.csv", "run,difficulty,ponder\nr0,1,2.5\n")
-    write(after, "golden_sweep_population_float64", "difficulty.csv", "run,difficulty,ponder\nr0,1,2.5\n")
+    sweep = "golden_sweep_population_float64"
+    write(before, sweep, "runs.csv", "run,mean_ponder,max_ponder,train_time_s\nr0,2.5,4,1.0\n")
+    write(after, sweep, "runs.csv", "run,mean_ponder,max_N,train_time_s\nr0,2.5,4,9.0\n")
+    write(before, sweep, "difficulty.csv", "run,difficulty,ponder\nr0,1,2.5\n")
+    write(after, sweep, "difficulty.csv", "run,difficulty,ponder\nr0,1,2.5\n")
     write(before, "golden_pitfalls_gallery", "gallery.csv", "pitfall,ponder,rho\ncorrect,1.5,2.25\n")
     write(after, "golden_pitfalls_gallery", "gallery.csv", "pitfall,mean_N,rho\ncorrect,1.50001,2.25\n")
     write(before, "golden_ut_cap", "cap.csv", "entry,max_steps,ponder,ponder_d5\nremainder,3,2.0,2.5\n")
