@@ -463,11 +463,11 @@ def evaluate(P, tokens, targets, depth, *, heads=2, model_depth=None, epsilon=0.
 
     tokens, targets, depth: NumPy (B, L) from ``make_chains``; the other arguments as ``ut_forward``
     (model_depth is its depth: None for ACT). Returns a dict: error (share of positions wrong),
-    sequence_error (share of rows with any position wrong), steps (mean N per position: the
+    sequence_error (share of rows with any position wrong), mean_N (mean N per position: the
     layer applications a position received), rho (mean ponder cost N + R, eq. 10), loop_steps
     (steps the batched loop ran: the largest N), capped (share of positions stopped by the cap),
     weight_sum (mean sum of p per position), N_shares (the share of positions with N = 1, 2, ...
-    up to the largest N) and by_depth: a list of {depth, count, error, steps, rho}.
+    up to the largest N) and by_depth: a list of {depth, count, error, mean_N, rho}.
     """
     with torch.no_grad():
         logits, r = ut_forward(P, torch.as_tensor(tokens), heads=heads, depth=model_depth, epsilon=epsilon,
@@ -477,10 +477,10 @@ def evaluate(P, tokens, targets, depth, *, heads=2, model_depth=None, epsilon=0.
     rho = N + r.R.double().numpy()
     depth = np.asarray(depth)
     rec = {"error": float(wrong.mean()), "sequence_error": float(wrong.any(axis=1).mean()),
-           "steps": float(N.mean()), "rho": float(rho.mean()), "loop_steps": int(r.loop_steps),
+           "mean_N": float(N.mean()), "rho": float(rho.mean()), "loop_steps": int(r.loop_steps),
            "capped": float(r.capped.double().mean()), "weight_sum": float(r.p.double().sum(dim=-1).mean()),
            "N_shares": (np.bincount(r.N.numpy().ravel(), minlength=2)[1:] / N.size).tolist()}
     rec["by_depth"] = [{"depth": int(k), "count": int((depth == k).sum()), "error": float(wrong[depth == k].mean()),
-                        "steps": float(N[depth == k].mean()), "rho": float(rho[depth == k].mean())}
+                        "mean_N": float(N[depth == k].mean()), "rho": float(rho[depth == k].mean())}
                        for k in np.unique(depth)]
     return rec

@@ -77,17 +77,3 @@ def numbers_in(row, text_columns=()):
     the ``text_columns``, which stay strings."""
     return {k: (v if k in text_columns else number(v)) for k, v in row.items()}
 
-
-def _renamed(value, names):
-    """``value`` with every dict key in ``names`` ({old: new}) renamed, at any depth."""
-    if isinstance(value, dict):
-        return {names.get(k, k): _renamed(v, names) for k, v in value.items()}
-    return value
-
-
-def file_names(names):
-    """(to_file, from_file) for an experiment whose committed files keep names the code has since
-    changed: ``names`` is {code's name: file's name}. to_file(value) renames the keys of a row or
-    of a JSON record (at any depth: a record nests) to the files' names, from_file back."""
-    back = {v: k for k, v in names.items()}
-    return (lambda value: _renamed(value, names)), (lambda value: _renamed(value, back))

@@ -7,7 +7,7 @@
 ``run`` trains every entry of the experiment for every seed with
 ``act_experiments.experiments.universal_transformer.train_ut`` on the pointer-chain task and appends its evaluations
 to ``results/universal_transformer/<experiment>.csv`` (one row per evaluation, with error and
-mean number of updates N per chain depth, the columns ponder_d<k>); ``<experiment>.json`` keeps the
+mean number of updates N per chain depth, the columns mean_N_d<k>); ``<experiment>.json`` keeps the
 settings and the command. A run that
 stopped continues where it left off: (entry, seed) pairs already in the CSV are skipped, as long
 as the settings are the same (entries added are trained; other settings are refused; ``--force``

@@ -56,7 +56,7 @@ def fake_run(folder, tau, seed, errors, every=100):
     held-out errors at its evaluations."""
     folder.mkdir(parents=True)
     records = [{"kind": "eval", "iteration": r["iteration"], "sequence_error": r["sequence_error"],
-                "mean_ponder": 3.0, "max_ponder": 4, "loss": 0.1} for r in evals(*errors, every=every)]
+                "mean_ponder": 3.0, "max_N": 4, "loss": 0.1} for r in evals(*errors, every=every)]
     (folder / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     by_difficulty = [{"difficulty": d, "count": 5, "error": errors[-1], "ponder": 2.0 + d, "N": 1.0 + d} for d in (1, 2)]
     final = {**records[-1], "by_difficulty": by_difficulty, "N_counts": [[2, 5], [3, 5]], "mean_N": 2.5, "mean_R": 1.0}

@@ -376,7 +376,7 @@ def test_train_variant_records_and_tells_the_bugs_apart():
     assert [e["iteration"] for e in ok["evals"]] == [0, 3, 6]
     last = ok["evals"][-1]
     assert 0 <= last["error"] <= 1 and last["weight_sum"] == pytest.approx(1.0)
-    assert last["rho"] > last["steps"] >= 1                  # mean N, and the ponder cost N + R (eq. 10)
+    assert last["rho"] > last["mean_N"] >= 1                  # mean N, and the ponder cost N + R (eq. 10)
     assert last["grad_data"] > 0 and last["grad_ponder"] > 0
     # the strict test never meets a sum equal to 1 - eps here: the same run, number for number
     assert pitfalls_experiment.train_variant("halts on >", **SMALL)["evals"] == ok["evals"]

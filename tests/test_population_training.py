@@ -81,7 +81,7 @@ def test_a_population_writes_what_its_runs_write_alone(tmp_path, task):
     for config in alone:
         name = config["out"].rsplit("/", 1)[-1]
         same_run(tmp_path / "alone" / name, tmp_path / "together" / name)
-    ponders = [json.loads((tmp_path / "together" / n / "summary.json").read_text())["final_eval"]["max_ponder"]
+    ponders = [json.loads((tmp_path / "together" / n / "summary.json").read_text())["final_eval"]["max_N"]
                for n in MEMBERS]
     assert ponders[-1] == 1 and max(ponders) >= 1          # the no-ACT member never ponders
 

@@ -107,7 +107,7 @@ def test_the_pitfalls_script_refuses_bad_input_in_one_line(argv, code, capsys):
 
 def test_the_pitfalls_script_refuses_a_folder_with_other_settings_in_one_line(tmp_path, capsys, monkeypatch):
     from act_experiments.experiments import pitfalls as script
-    (tmp_path / "prefix.csv").write_text(",".join(script.FILE_NAMES.get(c, c) for c in script.COLUMNS) + "\n")
+    (tmp_path / "prefix.csv").write_text(",".join(script.COLUMNS) + "\n")
     (tmp_path / "prefix.json").write_text(json.dumps({"experiment": "prefix", "seeds": 2, "settings": {}}))
     with pytest.raises(SystemExit) as stop:
         script.main(["run", "prefix", "--out", str(tmp_path)])
@@ -128,12 +128,12 @@ def test_the_pitfalls_experiment_trains_reads_and_draws_a_tiny_experiment(tmp_pa
     rows, record = pitfalls_experiment.read("gallery", tmp_path)
     assert {r["pitfall"] for r in rows} == {"correct", "plain average"} and len(rows) == 2 * 3
     assert record["settings"]["iterations"] == 2
-    # the file keeps the committed files' name for the mean number of updates N (FILE_NAMES): ponder;
-    # the code reads it as steps, beside rho, the ponder cost N + R
+    # the file and the code name the mean number of updates N alike: mean_N, beside rho, the ponder
+    # cost N + R; the committed files have the same header
     header = (tmp_path / "gallery.csv").read_text().splitlines()[0]
     assert header == (script.COMMITTED / "gallery.csv").read_text().splitlines()[0]
-    assert "ponder" in header.split(",") and "steps" not in header.split(",")
-    assert all(r["rho"] > r["steps"] >= 1 for r in rows)
+    assert "mean_N" in header.split(",") and "ponder" not in header.split(",")
+    assert all(r["rho"] > r["mean_N"] >= 1 for r in rows)
     summary = pitfalls_experiment.summarise(rows)
     assert set(summary) == {"correct", "plain average"} and summary["correct"]["seeds"] == 1
     assert summary["plain average"]["grad_data"][2] == 0.0 < summary["correct"]["grad_data"][1]
@@ -145,8 +145,7 @@ def test_the_pitfalls_experiment_trains_reads_and_draws_a_tiny_experiment(tmp_pa
                                           ("ponder_sum_h", "pitfalls_ponder_sum_h")])
 def test_a_rerun_of_a_committed_pitfalls_experiment_finds_its_record_equal_and_nothing_to_train(name, folder,
                                                                                                 tmp_path):
-    """The committed files keep their names (pitfalls.FILE_NAMES): a rerun resumes, trains nothing
-    and leaves the CSV as it was."""
+    """A rerun of a committed experiment resumes, trains nothing and leaves the CSV as it was."""
     from act_experiments.experiments import pitfalls as script
     committed = ROOT / "results" / folder
     for suffix in (".csv", ".json"):

@@ -247,7 +247,7 @@ def test_population_and_pool_engines_give_the_same_numbers(root, capsys, backend
         for key in a:
             if key == "train_time_s":
                 continue
-            if key in ("run", "tau", "act", "seed", "max_ponder", "iterations", "fixed_ponder", "random_of",
+            if key in ("run", "tau", "act", "seed", "max_N", "iterations", "fixed_ponder", "random_of",
                        "iterations_to_98"):
                 assert a[key] == b[key], (a["run"], key)
             else:

@@ -391,13 +391,12 @@ def test_universal_transformer_numbers_quoted_in_notebook_13():
     for (entry, _), r in last.items():
         by_entry.setdefault(entry, []).append(r)
     act = by_entry[next(e for e in by_entry if e.startswith("ACT") and "0.01" in e)]
-    # the CSV's ponder and ponder_d<k> hold the mean number of updates N (steps in the code: FILE_NAMES)
-    steps = [float(r["ponder"]) for r in act]
+    steps = [float(r["mean_N"]) for r in act]          # the mean number of updates N
     text = markdown("13_")
     assert f"with {np.mean(steps):.2f} layer applications per position ({min(steps):.2f} to {max(steps):.2f} over the seeds)" in text
     assert all(float(r["sequence_error"]) == 0 for r in act)
-    per_depth = ", ".join(f"{np.mean([float(r[f'ponder_d{k}']) for r in act]):.1f}" for k in range(5))
-    assert f"Its mean $N$ per depth, {per_depth} and {np.mean([float(r['ponder_d5']) for r in act]):.1f}" in text
+    per_depth = ", ".join(f"{np.mean([float(r[f'mean_N_d{k}']) for r in act]):.1f}" for k in range(5))
+    assert f"Its mean $N$ per depth, {per_depth} and {np.mean([float(r['mean_N_d5']) for r in act]):.1f}" in text
 
 
 def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
@@ -405,10 +404,10 @@ def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
     rows, meta = pitfalls_experiment.read("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
     text = (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
     for name, s in pitfalls_experiment.summarise(rows).items():
-        e, n = s["error"], s["steps"]
+        e, n = s["error"], s["mean_N"]
         assert (f"| {name} | {e[0]:.3f} ({e[1]:.3f}–{e[2]:.3f}) | {n[0]:.2f} ({n[1]:.2f}–{n[2]:.2f}) |") in text, name
     ends = {(r["pitfall"], r["seed"]): r for r in pitfalls_experiment.final_evals(rows)}
-    fewer = sum(ends["ponder sums h", s]["steps"] < ends["correct", s]["steps"] for s in range(meta["seeds"]))
+    fewer = sum(ends["ponder sums h", s]["mean_N"] < ends["correct", s]["mean_N"] for s in range(meta["seeds"]))
     assert f"only {fewer} of the {meta['seeds']} seeds take fewer updates" in text
 
 
@@ -532,9 +531,9 @@ def test_notebook_05_gpu_sweep_failures_ponder_most():
     assert sorted(top3) == [float(r["mean_ponder"]) for r in failed]           # "the three that ponder most of all 36"
     assert (f"(mean ρ {float(failed[0]['mean_ponder']):.1f}, {float(failed[1]['mean_ponder']):.1f} and "
             f"{float(failed[2]['mean_ponder']):.1f}, against {min(solved):.1f} to {max(solved):.1f} for the other five)") in text
-    most = sorted(int(r["max_ponder"]) for r in failed)
+    most = sorted(int(r["max_N"]) for r in failed)
     assert f"with up to {most[0]} to {most[-1]} updates on some inputs" in text
-    assert max(int(r["max_ponder"]) for r in table) < 100 and "None of them reaches the cap $M = 100$" in text
+    assert max(int(r["max_N"]) for r in table) < 100 and "None of them reaches the cap $M = 100$" in text
     ponder = ponder_per_difficulty("parity16_gpu")
     best = sorted(table, key=lambda r: float(r["sequence_error"]))[:3]
     assert all(float(r["sequence_error"]) < 0.02 for r in best)
@@ -860,7 +859,7 @@ def test_notebook_05_failing_16_bit_networks_ran_to_the_cap():
     meta = json.loads((ROOT / "results" / "parity16_seeds" / "sweep.json").read_text())
     cap = meta["shared_options"]["max_ponder"]
     small = [r for r in runs("parity16_seeds") if r["act"] == "1" and float(r["tau"]) <= 1e-3]
-    assert all((float(r["sequence_error"]) > 0.3) == (int(r["max_ponder"]) == cap) for r in small)
+    assert all((float(r["sequence_error"]) > 0.3) == (int(r["max_N"]) == cap) for r in small)
     assert f"Its networks that fail at small τ are the ones whose ponder ran up to the cap $M = {cap}$ on some inputs" in text
     # the summary: the earlier sweep "shows the same", its failures included: they ponder most of all its runs
     failed = sorted(float(r["mean_ponder"]) for r in small if float(r["sequence_error"]) > 0.3)
@@ -890,7 +889,7 @@ def test_readme_quotes_the_gpu_parity_sweep():
     small = sorted(errors[1e-4] + errors[3e-4] + errors[1e-3])
     assert (f"{sum(e < 0.2 for e in small)} of the {len(small)} networks with τ ≤ 1e-3 below 20% and "
             f"{sum(e < 0.05 for e in small)} below 5% (best {pct(small[0])})") in row
-    failed = [int(r["max_ponder"]) for r in runs("parity16_gpu")
+    failed = [int(r["max_N"]) for r in runs("parity16_gpu")
               if r["act"] == "1" and float(r["tau"]) <= 1e-3 and float(r["sequence_error"]) > 0.2]
     assert max(failed) < 100 and f"(up to {min(failed)}–{max(failed)} updates, below the cap)" in row
     from act_experiments.experiments import parity

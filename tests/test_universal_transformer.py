@@ -360,10 +360,10 @@ def test_training_is_seeded_and_shares_the_start():
     act = ut_experiment.train_ut(iterations=0, seed=7, **small)
     for k in act["params"]:
         torch.testing.assert_close(act["params"][k], fixed["params"][k], rtol=0, atol=0)
-    assert fixed["evals"][0]["steps"] == 2.0 and fixed["evals"][0]["loop_steps"] == 2
-    # steps is the mean number of updates N, rho the ponder cost N + R (eq. 10): R > 0 under ACT
+    assert fixed["evals"][0]["mean_N"] == 2.0 and fixed["evals"][0]["loop_steps"] == 2
+    # mean_N is the mean number of updates N, rho the ponder cost N + R (eq. 10): R > 0 under ACT
     start = act["evals"][0]
-    assert start["rho"] > start["steps"] >= 1 and all(r["rho"] > r["steps"] for r in start["by_depth"])
+    assert start["rho"] > start["mean_N"] >= 1 and all(r["rho"] > r["mean_N"] for r in start["by_depth"])
     with pytest.raises(ValueError, match="task"):
         ut_experiment.train_ut(iterations=0, task=dict(bits=3))
     with pytest.raises(ValueError, match="lr"):
@@ -384,8 +384,8 @@ def load_script():
 
 @pytest.mark.parametrize("name", ["compute", "cap", "random"])
 def test_a_rerun_of_the_committed_experiment_finds_its_record_equal_and_nothing_to_train(name, tmp_path):
-    """The committed files keep their names (FILE_NAMES): run() with the code's names writes the
-    same record, so a rerun resumes (nothing left to train) instead of refusing other settings."""
+    """run() writes the committed record, so a rerun resumes (nothing left to train) instead of
+    refusing other settings."""
     out = tmp_path / "results"
     out.mkdir()
     for suffix in (".csv", ".json"):
@@ -423,13 +423,13 @@ def test_the_experiment_runs_resumes_refuses_other_settings_and_plots(tmp_path, 
     rows, meta = ut_experiment.read("cap", out)
     assert {r["entry"] for r in rows} == set(script.WEIGHTS) and len(rows) == 3 * 3
     assert meta["model"]["max_ponder"] == 3 and meta["seeds"] == 1 and {r["max_ponder"] for r in rows} == {3}
-    # the files keep the names the committed ones have for the cap and for the mean number of
-    # updates N (ut_experiment.FILE_NAMES); the code reads them as max_ponder, steps and steps_d<k>
+    # the files and the code name the cap and the mean number of updates N alike (max_ponder,
+    # mean_N, mean_N_d<k>), as the committed files do
     header = (out / "cap.csv").read_text().splitlines()[0].split(",")
     assert header == (ROOT / "results" / "universal_transformer" / "cap.csv").read_text().splitlines()[0].split(",")
-    assert {"max_steps", "ponder", "ponder_d5"} <= set(header) and not {"steps", "steps_d5"} & set(header)
-    assert json.loads((out / "cap.json").read_text())["model"]["max_steps"] == 3
-    assert all(r["steps"] >= 1 and r["rho"] > r["steps"] and r["steps_d5"] >= 1 for r in rows)
+    assert {"max_ponder", "mean_N", "mean_N_d5"} <= set(header) and not {"ponder", "max_steps"} & set(header)
+    assert json.loads((out / "cap.json").read_text())["model"]["max_ponder"] == 3
+    assert all(r["mean_N"] >= 1 and r["rho"] > r["mean_N"] and r["mean_N_d5"] >= 1 for r in rows)
     script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)          # nothing left to do
     assert len(lines) == 3
     with pytest.raises(ValueError, match="other settings"):
@@ -492,10 +492,10 @@ def test_evaluation_records_the_share_of_each_N():
     P, tokens, targets, depth = small_model(seed=3)
     given = torch.tensor([1, 2, 2, 3, 3, 3])[:, None].expand(tokens.shape)
     rec = ut.evaluate(P, tokens.numpy(), targets.numpy(), depth, model_depth=given)
-    assert rec["N_shares"] == pytest.approx([1 / 6, 2 / 6, 3 / 6]) and rec["steps"] == pytest.approx(14 / 6)
+    assert rec["N_shares"] == pytest.approx([1 / 6, 2 / 6, 3 / 6]) and rec["mean_N"] == pytest.approx(14 / 6)
     act = ut.evaluate(P, tokens.numpy(), targets.numpy(), depth)
     assert sum(act["N_shares"]) == pytest.approx(1.0)
-    assert sum(n * s for n, s in enumerate(act["N_shares"], 1)) == pytest.approx(act["steps"])
+    assert sum(n * s for n, s in enumerate(act["N_shares"], 1)) == pytest.approx(act["mean_N"])
 
 
 def test_the_random_depths_draw_from_their_seeds_act_run(tmp_path, monkeypatch):
@@ -529,7 +529,7 @@ def test_the_random_depths_draw_from_their_seeds_act_run(tmp_path, monkeypatch):
 def test_the_random_depth_claim_is_the_registered_paired_test():
     def row(entry, seed, error):
         return {"entry": entry, "seed": seed, "iteration": 1500, "sequence_error": error, "error_d4": 0.0,
-                "error_d5": 0.0, "steps": 1.8}
+                "error_d5": 0.0, "mean_N": 1.8}
     rows = [row("ACT tau=0.01", s, 0.0) for s in range(8)] + [row("random depths", s, 0.05 + 0.01 * s) for s in range(8)]
     claim = ut_experiment.random_claim(rows)
     assert claim["verdict"] == "holds" and claim["wins"] == 8 and claim["sign_p"] == pytest.approx(1 / 256)

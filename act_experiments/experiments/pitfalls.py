@@ -23,7 +23,7 @@ from act_beyond import pitfalls as pf
 from act_experiments.data import tasks
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
-from act_experiments.tables import RESULTS, file_names
+from act_experiments.tables import RESULTS
 from act_experiments.training.config import DATA_STREAM, EVAL_STREAM, model_sizes, seed_parameters
 from act_numpy.checks import check_float, check_int
 from act_torch.losses import loss_inputs
@@ -73,11 +73,11 @@ class _VariantRun:
 
     @torch.no_grad()
     def evaluate(self, batch):
-        """Held-out error, mean N (steps), mean rho, largest N, capped share and weight sum on one batch."""
+        """Held-out error, mean N, mean rho, largest N, capped share and weight sum on one batch."""
         _, _, wrong, (y_hat, N, R, target, live, in_sequence, record) = self.losses(batch)
         on = in_sequence > 0
         rec = {"error": float(wrong.any(dim=-1).to(torch.float64).mean()),
-               "steps": float(N[on].to(torch.float64).mean()),
+               "mean_N": float(N[on].to(torch.float64).mean()),
                "rho": float((N.to(R.dtype) + R)[on].to(torch.float64).mean()),
                "max_N": int(N[on].max()),
                "capped": float(torch.stack(record["capped"], dim=1)[on].to(torch.float64).mean()),
@@ -131,7 +131,7 @@ def train_variant(pitfall="correct", *, task="parity", task_options=None, cell="
 
     Returns a dict: "pitfall", "config", and "evals": a list of records at iteration 0, every
     ``eval_every`` and at the end, each with "iteration", "error" (held-out sequence error),
-    "error_at_half" (the same scored with the logit threshold 0.5; sigmoid tasks), "steps" (mean
+    "error_at_half" (the same scored with the logit threshold 0.5; sigmoid tasks), "mean_N" (mean
     number of updates N on the sequences' steps), "rho" (mean ponder cost N + R as the entry computes
     it), "max_N", "capped"
     (fraction of steps stopped by the cap), "weight_sum" (mean sum of p), "grad_data" and
@@ -201,21 +201,10 @@ SCRIPT = "scripts/pitfalls.py"
 DESCRIPTION = "The pitfall gallery's training runs (notebook 11): every bug of act_beyond.pitfalls, trained briefly."
 
 
-# The code's names against the names the committed files were written with: the mean number of
-# updates N is steps in the code (as in act_beyond.pondernet.evaluate_act), ponder in the CSV files,
-# since ponder in the code means rho = N + R (eq. 10).
-FILE_NAMES = {"steps": "ponder"}
-
-
-to_file, from_file = file_names(FILE_NAMES)    # rows (and records) with the files' names, and back
-
-
 def read(name, folder=None):
     """(rows, meta) of the committed experiment ``name`` ("gallery", "sequence", "prefix"): one row per
-    evaluation (see train_variant) with "pitfall" and "seed", and the settings it ran with; names as
-    the code has them (from_file: the files' ponder is steps)."""
-    rows, meta = runner.read(name, COMMITTED if folder is None else folder, ("pitfall",), SCRIPT)
-    return [from_file(r) for r in rows], meta
+    evaluation (see train_variant) with "pitfall" and "seed", and the settings it ran with."""
+    return runner.read(name, COMMITTED if folder is None else folder, ("pitfall",), SCRIPT)
 
 
 def final_evals(rows):
@@ -237,9 +226,9 @@ def _per_run_means(rows, pitfall, column):
 def summarise(rows):
     """{pitfall: {column: (mean, lowest, highest)}} over the seeds, in the order of the rows.
 
-    error, steps, rho, capped, ... from each run's last evaluation; grad_data and grad_ponder
+    error, mean_N, rho, capped, ... from each run's last evaluation; grad_data and grad_ponder
     averaged over each run's probes first (the whole run); "seeds": how many runs."""
-    out = runner.summarise(rows, ("error", "error_at_half", "error_random", "steps", "rho", "max_N", "capped",
+    out = runner.summarise(rows, ("error", "error_at_half", "error_random", "mean_N", "rho", "max_N", "capped",
                                   "weight_sum"), key="pitfall")
     for p, entry in out.items():
         for c in ("grad_data", "grad_ponder"):
@@ -250,7 +239,7 @@ def summarise(rows):
     return out
 
 
-COLUMNS = ("pitfall", "seed", "iteration", "error", "error_at_half", "error_random", "steps", "rho", "max_N",
+COLUMNS = ("pitfall", "seed", "iteration", "error", "error_at_half", "error_random", "mean_N", "rho", "max_N",
            "capped", "weight_sum", "grad_data", "grad_ponder")
 
 EXPERIMENTS = {
@@ -304,12 +293,11 @@ def run(name, seeds=None, iterations=None, pitfalls=None, out=COMMITTED, force=F
         t0 = time.time()
         evals = train_variant(pitfall, seed=seed, **settings)["evals"]
         last = evals[-1]
-        return ([to_file({"pitfall": pitfall, "seed": seed, **e}) for e in evals],
-                f"{pitfall:28s} seed {seed}: error {last['error']:.3f}, mean N {last['steps']:.2f} "
+        return ([{"pitfall": pitfall, "seed": seed, **e} for e in evals],
+                f"{pitfall:28s} seed {seed}: error {last['error']:.3f}, mean N {last['mean_N']:.2f} "
                 f"({time.time() - t0:.0f} s)")
 
-    columns = [FILE_NAMES.get(c, c) for c in COLUMNS]           # the CSV's header, with the files' names
-    return runner.run_entries(name, meta, train, columns, out, entries_key="pitfalls",
+    return runner.run_entries(name, meta, train, list(COLUMNS), out, entries_key="pitfalls",
                                   script=SCRIPT, force=force, log=log)
 
 
@@ -327,7 +315,7 @@ def draw_effects(rows, title):
     fig, axes = plt.subplots(1, 3, figsize=(12, 0.42 * len(names) + 1.6), sharey=True)
     y = range(len(names))
     for ax, column, label in ((axes[0], "error", "held-out sequence error"),
-                              (axes[1], "steps", "mean number of updates N")):
+                              (axes[1], "mean_N", "mean number of updates N")):
         ax.barh(y, [s[n][column][0] for n in names], color=["0.35" if n == "correct" else "tab:blue" for n in names],
                 alpha=0.35)
         for i, n in enumerate(names):

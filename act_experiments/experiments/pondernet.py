@@ -228,7 +228,8 @@ def _final_tables(finals):
         for name, r in result.items():
             row[f"error_{name}"] = r["error"]
             row[f"steps_{name}"] = r["steps"]
-            row[f"ponder_{name}"] = r["ponder"] if model == "act" else r["expected_steps"]
+            row[f"ponder_{name}"] = r.get("ponder")                    # ACT's mean rho = N + R (eq. 10)
+            row[f"expected_steps_{name}"] = r.get("expected_steps")    # PonderNet's mean E[n]
             row[f"error_cumulative_{name}"] = r.get("error_cumulative", "")
             n_name = "N" if model == "act" else "n"
             for c in np.unique(r["counts"]):

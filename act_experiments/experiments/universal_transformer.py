@@ -24,7 +24,7 @@ import torch
 from act_beyond import pitfalls, universal_transformer as ut
 from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
-from act_experiments.tables import RESULTS, file_names
+from act_experiments.tables import RESULTS
 from act_experiments.threads import torch_threads
 from act_experiments.training.config import DATA_STREAM, EVAL_STREAM, HELD_OUT_SCHEDULE_STREAM, SCHEDULE_STREAM
 from act_numpy.checks import check_float, check_int
@@ -108,20 +108,10 @@ DESCRIPTION = "The Universal Transformer's longer runs (notebook 13): ACT per po
 DEPTHS = range(ut.TASK_DEFAULTS["max_depth"] + 1)
 
 
-FIELDS = ("error", "sequence_error", "steps", "rho", "loop_steps", "capped", "weight_sum")
+FIELDS = ("error", "sequence_error", "mean_N", "rho", "loop_steps", "capped", "weight_sum")
 
 
 TEXT = ("entry", "kind", "weights")
-
-
-# The code's names against the names the committed files were written with. The cap M is max_ponder
-# here as everywhere in the course (the files' max_steps: the CSV column and the JSON record's
-# "settings" and "model"); the mean number of updates N is steps, overall and per depth k (the
-# files' ponder and ponder_d<k>), since ponder in the code means rho = N + R (eq. 10).
-FILE_NAMES = {"max_ponder": "max_steps", "steps": "ponder", **{f"steps_d{k}": f"ponder_d{k}" for k in DEPTHS}}
-
-
-to_file, from_file = file_names(FILE_NAMES)    # rows (and records) with the files' names, and back
 
 
 # the share of held-out positions with N = n, the distribution the random-depth control draws from
@@ -129,12 +119,12 @@ SHARE_COLUMNS = tuple(f"share_N{n}" for n in range(1, ut.MODEL_DEFAULTS["max_pon
 
 
 def flat_eval(e):
-    """An ``ut.evaluate`` record as one flat row: its fields, then error_d<k> and steps_d<k> (mean N)
+    """An ``ut.evaluate`` record as one flat row: its fields, then error_d<k> and mean_N_d<k> (mean N)
     per depth k, and share_N<n> for n = 1..len(SHARE_COLUMNS)."""
     row = {k: e[k] for k in ("iteration",) + FIELDS}
     for r in e["by_depth"]:
         row[f"error_d{r['depth']}"] = r["error"]
-        row[f"steps_d{r['depth']}"] = r["steps"]
+        row[f"mean_N_d{r['depth']}"] = r["mean_N"]
     shares = list(e["N_shares"]) + [0.0] * len(SHARE_COLUMNS)
     row.update(zip(SHARE_COLUMNS, shares))
     return row
@@ -143,11 +133,8 @@ def flat_eval(e):
 def read(name, folder=None):
     """(rows, meta) of the committed experiment ``name`` ("compute" or "cap"): one row per evaluation
     of every run (entry, kind, tau, depth, max_ponder, weights, seed, iteration, the FIELDS, error_d<k>,
-    steps_d<k>), numbers as floats or ints (None where empty), and the settings it ran with; names
-    as the code has them (from_file: the files' max_steps is max_ponder, their ponder and ponder_d<k>
-    are steps and steps_d<k>)."""
-    rows, meta = runner.read(name, COMMITTED if folder is None else folder, TEXT, SCRIPT)
-    return [from_file(r) for r in rows], from_file(meta)
+    mean_N_d<k>), numbers as floats or ints (None where empty), and the settings it ran with."""
+    return runner.read(name, COMMITTED if folder is None else folder, TEXT, SCRIPT)
 
 
 def final_rows(rows):
@@ -172,7 +159,7 @@ def summarise(rows, columns=None):
 WEIGHTS = {"remainder": ut.remainder_weights, "cap drops R": pitfalls.cap_without_remainder_weights,
            "cap zero R": pitfalls.cap_zero_remainder_weights}
 COLUMNS = (("entry", "kind", "tau", "depth", "max_ponder", "weights", "seed", "iteration") + FIELDS
-           + tuple(f"error_d{k}" for k in DEPTHS) + tuple(f"steps_d{k}" for k in DEPTHS))
+           + tuple(f"error_d{k}" for k in DEPTHS) + tuple(f"mean_N_d{k}" for k in DEPTHS))
 
 EXPERIMENTS = {
     # the live run of notebook 13 (600 iterations) taken to 1500, three seeds; every entry of one seed
@@ -245,12 +232,11 @@ def run(name, seeds=None, iterations=None, entries=None, out=COMMITTED, force=Fa
         head = dict(entry=entry, kind=kind, tau=None if shares else c["tau"], depth=c["depth"],
                     max_ponder=c["max_ponder"], weights=options.get("weights", "remainder"), seed=seed)
         last = result["evals"][-1]
-        return ([to_file({**head, **flat_eval(e)}) for e in result["evals"]],
+        return ([{**head, **flat_eval(e)} for e in result["evals"]],
                 f"{entry:16s} seed {seed}: error {last['error']:.4f}, sequence error {last['sequence_error']:.3f}, "
-                f"mean N {last['steps']:.2f} ({time.time() - t0:.0f} s)")
+                f"mean N {last['mean_N']:.2f} ({time.time() - t0:.0f} s)")
 
-    columns = [FILE_NAMES.get(c, c) for c in spec.get("columns", COLUMNS)]   # the header, with the files' names
-    return runner.run_entries(name, to_file(meta), train, columns, out, entries_key="entries",
+    return runner.run_entries(name, meta, train, list(spec.get("columns", COLUMNS)), out, entries_key="entries",
                               script=SCRIPT, force=force, log=log)
 
 
@@ -283,7 +269,7 @@ def draw_compute(rows, meta):
         colours = plt.cm.viridis([0.15 + 0.7 * i / max(1, len(taus) - 1) for i in range(len(taus))])
         for tau, colour in zip(taus, colours):
             mine = [r for r in ends if r["kind"] == "act" and r["tau"] == tau]
-            xs, ys = [r["steps"] for r in mine], [value(r) for r in mine]
+            xs, ys = [r["mean_N"] for r in mine], [value(r) for r in mine]
             ax.plot(xs, ys, "o", ms=3, color=colour)
             ax.plot([sum(xs) / len(xs)], [sum(ys) / len(ys)], "D", ms=8, color=colour, label=f"ACT, τ = {tau:g}")
         ax.set_yscale("symlog", linthresh=1e-2)
@@ -310,7 +296,7 @@ def draw_depth(rows, meta):
     act = [e for e in s if s[e]["kind"] == "act"]
     colours = plt.cm.viridis([0.15 + 0.7 * i / max(1, len(act) - 1) for i in range(len(act))])
     for e, colour in zip(act, colours):
-        m = [s[e][f"steps_d{k}"] for k in depths]
+        m = [s[e][f"mean_N_d{k}"] for k in depths]
         ax_n.plot(depths, [v[0] for v in m], "-o", color=colour, label=e)
         ax_n.fill_between(depths, [v[1] for v in m], [v[2] for v in m], color=colour, alpha=0.2)
     ax_n.step(depths, [max(1, math.ceil(math.log2(k + 1))) for k in depths], where="mid", color="black", ls="--",
@@ -384,7 +370,7 @@ def random_claim(rows):
     return {"seeds": seeds, "act": [r["sequence_error"] for r in pick["ACT tau=0.01"]],
             "other": [r["sequence_error"] for r in pick["random depths"]], **result,
             "deep": {e: [_deep_error(r) for r in rs] for e, rs in pick.items()},
-            "N": {e: [r["steps"] for r in rs] for e, rs in pick.items()}}
+            "N": {e: [r["mean_N"] for r in rs] for e, rs in pick.items()}}
 
 
 def draw_random(rows, meta):
@@ -402,7 +388,7 @@ def draw_random(rows, meta):
     s = summarise(rows)
     for entry, colour in (("ACT tau=0.01", "tab:blue"), ("random depths", "tab:green")):
         ax_d.plot(list(DEPTHS), [s[entry][f"error_d{k}"][0] for k in DEPTHS], "-o", color=colour, ms=4,
-                  label=f"{entry}: mean N {s[entry]['steps'][0]:.2f}")
+                  label=f"{entry}: mean N {s[entry]['mean_N'][0]:.2f}")
     ax_d.set_xlabel("chain depth of the position")
     ax_d.set_ylabel("error (mean over seeds)")
     ax_d.legend(frameon=False, fontsize=8)

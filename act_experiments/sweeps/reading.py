@@ -28,8 +28,9 @@ iterations to solve were counted give each run "iterations_to_98": the first eva
 sequence error is at most 0.02 (act_experiments.sweeps.writing.iterations_to_98), None when
 none was and in older files.
 
-and its other fields as numbers (None where empty); runs.csv's max_ponder, the largest N(t) of the
-final evaluation, is "max_N" here (max_ponder in the code is the cap M alone). ``find_sweep`` and
+and its other fields as numbers (None where empty); "max_N" is the largest N(t) of the final
+evaluation (a runs.csv written before the files took the code's names calls it max_ponder, and is
+read through ``training.checkpoints.upgrade_record``). ``find_sweep`` and
 ``find_sweeps`` say which folders hold a sweep; ``tau_label`` is how a key is written in tables
 and on axes.
 """
@@ -39,7 +40,7 @@ from pathlib import Path
 
 from act_experiments.data.tasks import ALL_TASKS, DEFAULTS, TASKS
 from act_experiments.tables import RESULTS, number, numbers_in, read_csv
-from act_experiments.training.checkpoints import from_file
+from act_experiments.training.checkpoints import upgrade_record
 from act_experiments.training.config import COMMON_DEFAULTS, TASK_DEFAULTS
 
 NO_ACT = "no ACT"                          # the key of the baseline runs (a τ key is a float)
@@ -64,9 +65,9 @@ def by_seed(sweep, key, field="sequence_error"):
 
 
 def _fields(row, skip=()):
-    """A CSV row's fields as numbers (TEXT_FIELDS as text), named as the code names them (from_file:
-    runs.csv's max_ponder, the largest N(t), is max_N)."""
-    return from_file(numbers_in({k: v for k, v in row.items() if k not in skip}, TEXT_FIELDS))
+    """A CSV row's fields as numbers (TEXT_FIELDS as text), named as the code names them (an older
+    runs.csv's max_ponder, the largest N(t), is max_N: upgrade_record)."""
+    return upgrade_record(numbers_in({k: v for k, v in row.items() if k not in skip}, TEXT_FIELDS))
 
 
 def sweep_folder(name_or_path, results=RESULTS):

@@ -11,6 +11,7 @@
 The characters task writes its own files beside these (``act_experiments.sweeps.per_byte``).
 """
 
+import csv
 import io
 import os
 import platform
@@ -19,10 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
+from act_experiments.cli import OneLineParser
 from act_experiments.files import atomic_write
-from act_experiments.training.checkpoints import load_checkpoint, read_log, read_summary, to_file
+from act_experiments.training.checkpoints import load_checkpoint, read_log, read_summary, upgrade_record
 from act_experiments.training.config import upgrade, uses_act
-from act_experiments.tables import write_csv
+from act_experiments.tables import read_csv, write_csv
 
 # Fojo et al. (2018) count a task as solved once 98% of the held-out sequences come out right.
 SOLVED_ERROR = 0.02
@@ -36,8 +38,7 @@ def iterations_to_98(evals):
 
 
 def run_record(run_id, folder, metric, random_of=None):
-    """One finished run as data: (row of runs.csv, rows of curves.csv, final evaluation), fields
-    named as the code names them (max_N; ``write_runs`` gives runs.csv the files' names).
+    """One finished run as data: (row of runs.csv, rows of curves.csv, final evaluation).
 
     metric: the error measure the run reports ("sequence_error"; "bits_per_char" for text).
     random_of: for a random-schedule run, the τ of the ACT runs whose numbers of updates it
@@ -61,8 +62,21 @@ def run_record(run_id, folder, metric, random_of=None):
 
 
 def write_runs(path, runs):
-    """runs.csv from run_record's rows, with the names the files use (max_N is max_ponder there)."""
-    write_csv(path, [to_file(r) for r in runs], list(to_file(runs[0])))
+    """runs.csv from run_record's rows."""
+    write_csv(path, runs, list(runs[0]))
+
+
+def upgrade_runs_csv(folder):
+    """Rewrite the runs.csv of a sweep's results ``folder`` written before the files took the code's
+    names (its largest N(t) was max_ponder: ``upgrade_record``), every cell as it was; returns
+    whether the header changed. scripts/upgrade_results.py runs it on the folders it is given."""
+    path = Path(folder) / "runs.csv"
+    with open(path, newline="") as f:
+        header = next(csv.reader(f))
+    columns = list(upgrade_record(dict.fromkeys(header)))
+    if columns != header:
+        write_csv(path, [upgrade_record(row) for row in read_csv(path)], columns)
+    return columns != header
 
 
 def collect(jobs, out_dir, random_of=None, save_weights=False):
@@ -125,3 +139,19 @@ def machine():
         if torch.cuda.is_available():
             line += f", {torch.cuda.get_device_name(0)}"
     return line
+
+
+UPGRADE_DESCRIPTION = ("Rewrite sweeps' runs.csv written before the files took the code's names "
+                       "(max_ponder, the largest N(t), becomes max_N).")
+
+
+def upgrade_main(argv=None):
+    """scripts/upgrade_results.py: ``upgrade_runs_csv`` on every results folder given."""
+    ap = OneLineParser(description=UPGRADE_DESCRIPTION)
+    ap.add_argument("folders", nargs="+", help="sweep results folders, e.g. results/skewed_parity16")
+    args = ap.parse_args(argv)
+    for folder in args.folders:
+        if not (Path(folder) / "runs.csv").is_file():
+            ap.error(f"{folder} holds no runs.csv")
+        print(f"{folder}: {'rewritten' if upgrade_runs_csv(folder) else 'already in the code names'}")
+    return 0

@@ -4,15 +4,20 @@ What a run writes into its output folder (``--out``):
 
     log.jsonl       one JSON object per line:
                     {"kind": "train", "iteration", "loss", "sequence_error", "mean_ponder",
-                     "max_ponder" (the largest N(t), max_N in the code: FILE_NAMES)}  over the last
+                     "mean_N", "mean_R", "max_N" (the largest N(t))}  over the last
                     --log-every iterations, and
                     {"kind": "eval", ...the same fields on the held-out set..., "time_s",
                      "train_time_s"}  every --eval-every iterations (and at 0 and at the end)
     checkpoint.npz  parameters, optimiser state, iteration, data-generator state, the open log
                     window and how far the log had got: --resume continues exactly as if the
                     run had never stopped
-    summary.json    config, final evaluation (with error and ponder per difficulty; its largest
-                    N(t) is "max_ponder" here too, max_N in the code), timings
+    summary.json    config (its "max_ponder" is the cap M), final evaluation (with error and ponder
+                    per difficulty, and "max_N", the largest N(t)), timings
+
+Runs written before the files took the code's names called the largest N(t) "max_ponder" in
+log.jsonl and summary.json's final evaluation (and sweeps in runs.csv); ``upgrade_record`` renames
+it where such a file is read (``read_log``, ``read_summary``, the sweeps' reading), so that an old
+run folder still resumes and reads.
 
 Files are replaced in one step (``act_experiments.files.atomic_write``): a crash leaves the old
 file or the new one, never half of one. The log only grows, and a checkpoint records how many of its bytes it
@@ -36,32 +41,17 @@ class Damaged(ValueError):
     """A checkpoint or log that cannot be read back as the run left it (the message names the file)."""
 
 
-# The largest N(t) a run reached is "max_ponder" in log.jsonl, summary.json and runs.csv, as it has
-# always been written; in the code it is max_N, so that max_ponder means the cap M alone.
-FILE_NAMES = {"max_N": "max_ponder"}
-
-
-def to_file(fields):
-    """A record of measured fields with the names the files use (FILE_NAMES)."""
-    return {FILE_NAMES.get(k, k): v for k, v in fields.items()}
-
-
-def from_file(record):
-    """A record read from a file with the names the code uses (the inverse of to_file)."""
-    back = {v: k for k, v in FILE_NAMES.items()}
-    return {back.get(k, k): v for k, v in record.items()}
-
-
-def summary_to_file(summary):
-    """A run's summary as summary.json holds it: its final evaluation with the files' names (to_file)."""
-    return {**summary, "final_eval": to_file(summary["final_eval"])}
+def upgrade_record(record):
+    """A run's measured record (a log.jsonl line, summary.json's final evaluation, a row of a
+    sweep's runs.csv) with the names the code uses: files written before they took them called the
+    largest N(t) "max_ponder", which now means the cap M alone (a record holds no cap)."""
+    return {("max_N" if k == "max_ponder" else k): v for k, v in record.items()}
 
 
 def read_summary(path):
-    """A run's summary.json as the training loop returned it: the final evaluation with the code's
-    names (from_file)."""
+    """A run's summary.json, its final evaluation with the code's names (``upgrade_record``)."""
     summary = json.loads(Path(path).read_text())
-    return {**summary, "final_eval": from_file(summary["final_eval"])}
+    return {**summary, "final_eval": upgrade_record(summary["final_eval"])}
 
 
 def open_log(path):
@@ -114,10 +104,10 @@ def _parse_log(lines, path):
 
 
 def read_log(path):
-    """The records of a log.jsonl as a list of dicts, fields as the code names them (``from_file``);
-    Damaged naming the file if it is damaged."""
+    """The records of a log.jsonl as a list of dicts, fields as the code names them
+    (``upgrade_record``); Damaged naming the file if it is damaged."""
     with open(path, "rb") as f:
-        return [from_file(record) for record in _parse_log(f, path)]
+        return [upgrade_record(record) for record in _parse_log(f, path)]
 
 
 def log_at_checkpoint(path, meta):

@@ -10,8 +10,7 @@ prediction. The characters task (text.py) adds "bits_per_char": the cross-entrop
 without the ponder cost, per predicted byte, in bits. Mean ponder is the mean of rho_t = N(t) + R(t) over the
 steps of the sequences; mean_N and mean_R split it into the updates a network made and the
 remainder (measured, so that a comparison at equal computation counts updates, not rho); max_N
-the largest N(t) (below the cap M, ``max_ponder``; the files call it
-"max_ponder": act_experiments.training.checkpoints.FILE_NAMES).
+the largest N(t) (at most the cap M, ``max_ponder``).
 """
 
 import math

@@ -14,8 +14,7 @@ import numpy as np
 
 from act_experiments.data import tasks
 from act_experiments.tables import write_json
-from act_experiments.training.checkpoints import (open_log, save_checkpoint, summary_to_file, to_file,
-                                                  truncate_log, writing)
+from act_experiments.training.checkpoints import open_log, save_checkpoint, truncate_log, writing
 from act_experiments.training.config import (DATA_STREAM, EVAL_STREAM, HELD_OUT_SCHEDULE_STREAM, SCHEDULE_STREAM,
                                              data_sha256, draw_schedule, upgrade)
 from act_experiments.training.evaluation import N_counts, Tally, by_difficulty
@@ -90,7 +89,7 @@ class Run:
     def write(self, record):
         with self.writing(self.log_path):
             try:
-                self.log.write((json.dumps(to_file(record)) + "\n").encode())
+                self.log.write((json.dumps(record) + "\n").encode())
                 self.log.flush()       # the record is the OS's before any later checkpoint counts it
             except OSError:
                 # close the log now, dropping what could not be written: closing it later would
@@ -120,8 +119,7 @@ class Run:
         self.saved_at = iteration
 
     def summary(self, backend_name, elapsed):
-        """The run's summary, from its final evaluation (summary.json names max_N as the files do:
-        write_summary)."""
+        """The run's summary, from its final evaluation."""
         fields, wrong, rho, N = self.final
         c = self.config
         return {
@@ -138,4 +136,4 @@ class Run:
     def write_summary(self, summary):
         path = self.out / "summary.json"
         with self.writing(path):
-            write_json(path, summary_to_file(summary))
+            write_json(path, summary)
