@@ -1256,6 +1256,9 @@ def test_the_random_depth_control_is_quoted_from_its_csv():
                                              claim["N"]["ACT tau=0.01"], claim["N"]["random depths"]):
         assert f"{row} {deep_a:.3f} | {deep_r:.3f} | {N_a:.2f} | {N_r:.2f} |" in doc, row
     assert f"{meta['wall_time_s']:,.0f} s on one core" in doc
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert (f"ACT − random depths {q['difference']}, one-sided {q['t_p']}, {q['sign'].replace(' seeds', '')} seeds: "
+            f"the claim {claim['verdict']}") in readme
     assert max(abs(a - r) for a, r in zip(claim["N"]["ACT tau=0.01"], claim["N"]["random depths"])) < 0.03
     lo, hi, worst = min(claim["other"]), max(claim["other"]), max(claim["act"])
     assert f"erred on {lo:.0%} to {hi:.0%} of the held-out rows, ACT on at most {worst:.1%}" in doc
