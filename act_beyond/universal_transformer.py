@@ -33,8 +33,9 @@ The pieces:
   that drops R. ``scripted_halting`` gives it halting values chosen in advance.
 - ``init_params`` / ``layer_step``: the small encoder (embeddings, one pre-norm layer of
   multi-head self-attention and a feed-forward block, a halting unit, a linear read-out).
-- ``ut_forward``: logits (B, L, O) with ACT, or with a fixed depth D (the layer applied D times to
-  every position, no halting).
+- ``ut_forward``: logits (B, L, O) with ACT, or with depths given in advance, no halting: a fixed
+  depth D (the layer applied D times to every position) or one depth per position
+  (``given_depths``; ``draw_depths`` draws them from a distribution of N, the random-depth control).
 - ``make_chains``: the task, pointer chains whose depth varies from position to position.
 - ``evaluate``: a network's measurements per chain depth.
 - ``train_ut`` (a short training run), the other training runs and the committed comparison are act_experiments.experiments.universal_transformer's.
@@ -373,8 +374,9 @@ def ut_forward(P, tokens, *, heads=2, depth=None, epsilon=0.01, max_ponder=None,
 
     depth=None: ACT per position (``ponder_positions``) with the cap M = max_ponder (default: the
     number of step embeddings). depth=D: a fixed-depth UT, the layer applied D times to every
-    position (D <= the number of step embeddings) and the last state read out; its Pondered
-    has N = D, R = 0, p one-hot on step D and h = 0 (there is no halting unit).
+    position (D <= the number of step embeddings) and the last state read out. depth (B, L) integer
+    tensor: each position's own depth (``given_depths``). Without ACT the Pondered has N = the
+    depths, R = 0, p one-hot on each position's last step and h = 0 (there is no halting unit).
     """
     vocab, length, d, steps = _shape(P)
     tokens = torch.as_tensor(tokens)
@@ -397,15 +399,45 @@ def ut_forward(P, tokens, *, heads=2, depth=None, epsilon=0.01, max_ponder=None,
         M = steps if max_ponder is None else check_int("max_ponder", max_ponder, 1, steps)
         r = ponder_positions(z0, step, P["w_h"], P["b_h"], epsilon=epsilon, max_ponder=M, weights=weights)
         return read_out(P, r.out), r
-    depth = check_int("depth", depth, 1, steps)           # one step embedding per layer
+    if not isinstance(depth, torch.Tensor):
+        depth = torch.full(tokens.shape, check_int("depth", depth, 1, steps), dtype=torch.int64)
+    r = given_depths(z0, step, depth, steps)
+    return read_out(P, r.out), r
+
+
+def given_depths(z0, step, depth, max_depth):
+    """The layer applied depth[b, i] times at position i of row b, with no halting unit.
+
+    z0 (B, L, d): the states before the first application; step(z, n) -> c (B, L, d) as for
+    ``ponder_positions``; depth (B, L) integer tensor in 1..max_depth. The loop runs to the largest
+    depth; a position past its own presents its last state unchanged to the later applications,
+    as a halted position does under ACT, and that state is its output. Returns a ``Pondered``
+    with N = depth, R = 0, h = 0 and p one-hot on each position's last application.
+    """
+    B, L, _ = z0.shape
+    if (not isinstance(depth, torch.Tensor) or tuple(depth.shape) != (B, L)
+            or depth.dtype not in (torch.int32, torch.int64)):
+        raise ValueError(f"depth must be a ({B}, {L}) integer tensor, got {getattr(depth, 'shape', depth)!r}")
+    if depth.numel() and not (1 <= int(depth.min()) and int(depth.max()) <= max_depth):
+        raise ValueError(f"depth must lie in 1..{max_depth} (one step embedding per application)")
+    depth = depth.long()
+    loop_steps = int(depth.max()) if depth.numel() else 1
     z = z0
-    for n in range(1, depth + 1):
-        z = step(z, n)
-    B, L = tokens.shape
-    N = torch.full((B, L), depth, dtype=torch.int64)
-    p = F.one_hot(torch.full((B, L), depth - 1), depth).to(z.dtype)
-    r = Pondered(z, N, z.new_zeros(B, L), torch.zeros_like(p), p, torch.zeros(B, L, dtype=torch.bool), depth)
-    return read_out(P, z), r
+    for n in range(1, loop_steps + 1):
+        z = torch.where((depth >= n)[..., None], step(z, n), z)
+    p = F.one_hot(depth - 1, loop_steps).to(z.dtype)
+    return Pondered(z, depth, z.new_zeros(B, L), torch.zeros_like(p), p, torch.zeros(B, L, dtype=torch.bool),
+                    loop_steps)
+
+
+def draw_depths(rng, shares, shape):
+    """Depths drawn independently for every position: an int64 tensor of ``shape`` with values
+    1..len(shares), depth n with probability shares[n - 1] (e.g. an ACT network's ``N_shares``).
+    rng: a NumPy Generator."""
+    shares = np.asarray(shares, dtype=np.float64)
+    if shares.ndim != 1 or shares.size == 0 or np.any(shares < 0) or not np.isclose(shares.sum(), 1.0):
+        raise ValueError(f"shares must be a list of probabilities of N = 1, 2, ... that sums to 1, got {shares!r}")
+    return torch.as_tensor(rng.choice(np.arange(1, shares.size + 1), size=shape, p=shares / shares.sum()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -434,7 +466,8 @@ def evaluate(P, tokens, targets, depth, *, heads=2, model_depth=None, epsilon=0.
     sequence_error (share of rows with any position wrong), steps (mean N per position: the
     layer applications a position received), rho (mean ponder cost N + R, eq. 10), loop_steps
     (steps the batched loop ran: the largest N), capped (share of positions stopped by the cap),
-    weight_sum (mean sum of p per position) and by_depth: a list of {depth, count, error, steps, rho}.
+    weight_sum (mean sum of p per position), N_shares (the share of positions with N = 1, 2, ...
+    up to the largest N) and by_depth: a list of {depth, count, error, steps, rho}.
     """
     with torch.no_grad():
         logits, r = ut_forward(P, torch.as_tensor(tokens), heads=heads, depth=model_depth, epsilon=epsilon,
@@ -445,7 +478,8 @@ def evaluate(P, tokens, targets, depth, *, heads=2, model_depth=None, epsilon=0.
     depth = np.asarray(depth)
     rec = {"error": float(wrong.mean()), "sequence_error": float(wrong.any(axis=1).mean()),
            "steps": float(N.mean()), "rho": float(rho.mean()), "loop_steps": int(r.loop_steps),
-           "capped": float(r.capped.double().mean()), "weight_sum": float(r.p.double().sum(dim=-1).mean())}
+           "capped": float(r.capped.double().mean()), "weight_sum": float(r.p.double().sum(dim=-1).mean()),
+           "N_shares": (np.bincount(r.N.numpy().ravel(), minlength=2)[1:] / N.size).tolist()}
     rec["by_depth"] = [{"depth": int(k), "count": int((depth == k).sum()), "error": float(wrong[depth == k].mean()),
                         "steps": float(N[depth == k].mean()), "rho": float(rho[depth == k].mean())}
                        for k in np.unique(depth)]

@@ -438,3 +438,102 @@ def test_the_experiment_runs_resumes_refuses_other_settings_and_plots(tmp_path, 
     assert s["remainder"]["weight_sum"][0] == pytest.approx(1.0) and s["remainder"]["seeds"] == 1
     paths = script.plot(out, tmp_path / "figures")
     assert [p.name for p in paths] == ["universal_transformer_cap.png"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The random-depth control: depths given per position, drawn from an ACT network's N
+# ---------------------------------------------------------------------------------------------
+
+def test_given_depths_are_fixed_depths_row_by_row():
+    """Rows are independent: a row whose positions all take depth D is the fixed-depth-D encoder's
+    row bit for bit, and a depth tensor of one value is that fixed depth."""
+    P, tokens, _, _ = small_model(seed=2)
+    per_row = torch.tensor([1, 2, 3, 3, 2, 1])[:, None].expand(tokens.shape)
+    logits, r = ut.ut_forward(P, tokens, depth=per_row)
+    assert torch.equal(r.N, per_row) and torch.all(r.R == 0) and r.loop_steps == 3
+    assert torch.equal(r.p.argmax(-1) + 1, per_row)
+    for D in (1, 2, 3):
+        fixed, _ = ut.ut_forward(P, tokens, depth=D)
+        rows = per_row[:, 0] == D
+        assert torch.equal(logits[rows], fixed[rows])
+        same, _ = ut.ut_forward(P, tokens, depth=torch.full(tokens.shape, D))
+        assert torch.equal(same, fixed)
+
+
+def test_a_position_past_its_depth_keeps_its_state():
+    """z0 = 0, a step that adds n: a position of depth d ends at 1 + 2 + ... + d, whatever the others do."""
+    depth = torch.tensor([[1, 3, 2], [2, 2, 1]])
+    r = ut.given_depths(torch.zeros(2, 3, 1, dtype=torch.float64), lambda z, n: z + n, depth, max_depth=4)
+    expected = (depth * (depth + 1) / 2).to(torch.float64)
+    assert torch.equal(r.out[..., 0], expected) and r.loop_steps == 3
+
+
+@pytest.mark.parametrize("depth, words", [(torch.zeros(2, 3, dtype=torch.int64), "1..4"),
+                                          (torch.full((2, 3), 5), "1..4"), (torch.ones(3, 2, dtype=torch.int64), "(2, 3)"),
+                                          (torch.ones(2, 3), "integer")])
+def test_given_depths_refuse_what_the_step_embeddings_cannot_take(depth, words):
+    with pytest.raises(ValueError, match=r"depth must") as err:
+        ut.given_depths(torch.zeros(2, 3, 1), lambda z, n: z, depth, max_depth=4)
+    assert words in str(err.value)
+
+
+def test_depths_are_drawn_from_the_shares_given():
+    shares = [0.1, 0.6, 0.0, 0.3]
+    depth = ut.draw_depths(np.random.default_rng(0), shares, (400, 100))
+    assert depth.dtype == torch.int64 and depth.shape == (400, 100)
+    seen = np.bincount(depth.numpy().ravel(), minlength=5)[1:] / depth.numel()
+    np.testing.assert_allclose(seen, shares, atol=0.005)
+    for bad in ([0.5, 0.6], [], [[1.0]], [1.2, -0.2]):
+        with pytest.raises(ValueError, match="shares"):
+            ut.draw_depths(np.random.default_rng(0), bad, (2, 2))
+
+
+def test_evaluation_records_the_share_of_each_N():
+    P, tokens, targets, depth = small_model(seed=3)
+    given = torch.tensor([1, 2, 2, 3, 3, 3])[:, None].expand(tokens.shape)
+    rec = ut.evaluate(P, tokens.numpy(), targets.numpy(), depth, model_depth=given)
+    assert rec["N_shares"] == pytest.approx([1 / 6, 2 / 6, 3 / 6]) and rec["steps"] == pytest.approx(14 / 6)
+    act = ut.evaluate(P, tokens.numpy(), targets.numpy(), depth)
+    assert sum(act["N_shares"]) == pytest.approx(1.0)
+    assert sum(n * s for n, s in enumerate(act["N_shares"], 1)) == pytest.approx(act["steps"])
+
+
+def test_the_random_depths_draw_from_their_seeds_act_run(tmp_path, monkeypatch):
+    monkeypatch.setitem(ut_experiment.EXPERIMENTS["random"]["settings"], "eval_size", 40)
+    monkeypatch.setitem(ut_experiment.EXPERIMENTS["random"]["settings"], "eval_every", 2)
+    out = tmp_path / "results"
+    lines = []
+    ut_experiment.run("random", seeds=2, iterations=2, out=out, log=lines.append)
+    assert [line.split(":")[1].split("seed")[0].strip() for line in lines] == ["ACT tau=0.01", "random depths"] * 2
+    rows, meta = ut_experiment.read("random", out)
+    ends = {(r["entry"], r["seed"]): r for r in ut_experiment.final_rows(rows)}
+    for seed in (0, 1):
+        act, drawn = ends["ACT tau=0.01", seed], ends["random depths", seed]
+        assert act["kind"] == "act" and drawn["kind"] == "random" and drawn["tau"] is None
+        shares = [act[c] for c in ut_experiment.SHARE_COLUMNS]
+        assert sum(shares) == pytest.approx(1.0)
+        # the held-out depths are drawn from those shares: the same N = 1, 2, ... occur
+        assert {n for n, s in enumerate(shares, 1) if s} >= {n for n, c in enumerate(ut_experiment.SHARE_COLUMNS, 1)
+                                                              if drawn[c]}
+    assert ut_experiment.drawn_from(out, "random", "ACT tau=0.01", 1) == [ends["ACT tau=0.01", 1][c]
+                                                                          for c in ut_experiment.SHARE_COLUMNS]
+    ut_experiment.run("random", seeds=2, iterations=2, out=out, log=lines.append)      # nothing left
+    assert len(lines) == 4
+    with pytest.raises(ValueError, match="no run of 'ACT tau=0.01' with seed 5"):
+        ut_experiment.drawn_from(out, "random", "ACT tau=0.01", 5)
+    claim = ut_experiment.random_claim(rows)
+    assert claim["seeds"] == [0, 1] and claim["verdict"] in ("holds", "refuted", "not shown")
+    assert [p.name for p in ut_experiment.plot(out, tmp_path / "figures")] == ["universal_transformer_random.png"]
+
+
+def test_the_random_depth_claim_is_the_registered_paired_test():
+    def row(entry, seed, error):
+        return {"entry": entry, "seed": seed, "iteration": 1500, "sequence_error": error, "error_d4": 0.0,
+                "error_d5": 0.0, "steps": 1.8}
+    rows = [row("ACT tau=0.01", s, 0.0) for s in range(8)] + [row("random depths", s, 0.05 + 0.01 * s) for s in range(8)]
+    claim = ut_experiment.random_claim(rows)
+    assert claim["verdict"] == "holds" and claim["wins"] == 8 and claim["sign_p"] == pytest.approx(1 / 256)
+    close = [row("ACT tau=0.01", s, 0.0) for s in range(8)] + [row("random depths", s, 0.004) for s in range(8)]
+    assert ut_experiment.random_claim(close)["verdict"] == "not shown"        # below the 0.01 that counts
+    with pytest.raises(ValueError, match="share 1 seed"):
+        ut_experiment.random_claim(rows[:1] + rows[8:9])

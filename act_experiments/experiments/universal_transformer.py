@@ -26,18 +26,23 @@ from act_experiments.experiments import runner
 from act_experiments.figures import save_figure
 from act_experiments.tables import RESULTS, file_names
 from act_experiments.threads import torch_threads
-from act_experiments.training.config import DATA_STREAM, EVAL_STREAM
+from act_experiments.training.config import DATA_STREAM, EVAL_STREAM, HELD_OUT_SCHEDULE_STREAM, SCHEDULE_STREAM
 from act_numpy.checks import check_float, check_int
 
 
 def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, epsilon=0.01, eval_every=100,
-             eval_size=1000, seed=0, weights=ut.remainder_weights, dtype=torch.float32, task=None, model=None):
+             eval_size=1000, seed=0, weights=ut.remainder_weights, dtype=torch.float32, task=None, model=None,
+             depth_shares=None):
     """Train the encoder on ``ut.make_chains`` with Adam and return its log and parameters.
 
     depth=None: ACT per position with time penalty tau (eq. 12); depth=D: a fixed-depth UT
     (tau then multiplies the constant D and changes nothing). task: options of ut.make_chains
     (ut.TASK_DEFAULTS); model: options of ut.init_params (ut.MODEL_DEFAULTS; max_ponder is ACT's cap M
     and the number of step embeddings). weights: the halting distribution (the paper's by default).
+    depth_shares (with depth=None): the random-depth control, no halting unit; every position's depth
+    is drawn from this distribution of N = 1, 2, ... (``ut.draw_depths``), afresh with every batch
+    from default_rng([seed, SCHEDULE_STREAM]) and once for the held-out set from
+    default_rng([seed, HELD_OUT_SCHEDULE_STREAM]).
 
     Seeds: the parameters come from torch.Generator().manual_seed(seed), the training batches
     from np.random.default_rng([seed, DATA_STREAM]) and the held-out set (eval_size rows) from
@@ -66,22 +71,29 @@ def train_ut(*, depth=None, tau=1e-2, iterations=600, batch_size=64, lr=3e-3, ep
     held_out = ut.make_chains(np.random.default_rng([seed, EVAL_STREAM]), eval_size, **task)
     run = dict(heads=heads, epsilon=epsilon, weights=weights)
     evals = []
+    if depth_shares is not None:
+        draws = np.random.default_rng([seed, SCHEDULE_STREAM])
+        held_out_depth = ut.draw_depths(np.random.default_rng([seed, HELD_OUT_SCHEDULE_STREAM]), depth_shares,
+                                        held_out[0].shape)
 
     def log(iteration):
-        evals.append({"iteration": iteration, **ut.evaluate(P, *held_out, model_depth=depth, **run)})
+        given = held_out_depth if depth_shares is not None else depth
+        evals.append({"iteration": iteration, **ut.evaluate(P, *held_out, model_depth=given, **run)})
 
     log(0)
     start = time.perf_counter()
     for it in range(1, iterations + 1):
         tokens, targets, _ = ut.make_chains(data, batch_size, **task)
-        logits, r = ut.ut_forward(P, torch.as_tensor(tokens), depth=depth, **run)
+        given = ut.draw_depths(draws, depth_shares, tokens.shape) if depth_shares is not None else depth
+        logits, r = ut.ut_forward(P, torch.as_tensor(tokens), depth=given, **run)
         loss, _, _ = ut.loss_terms(logits, r, torch.as_tensor(targets), tau)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
         if it % eval_every == 0 or it == iterations:
             log(it)
-    config = dict(depth=depth, tau=tau, iterations=iterations, batch_size=batch_size, lr=lr, epsilon=epsilon,
+    config = dict(depth=depth, depth_shares=depth_shares, tau=tau, iterations=iterations, batch_size=batch_size,
+                  lr=lr, epsilon=epsilon,
                   seed=seed, eval_size=eval_size, weights=getattr(weights, "__name__", str(weights)),
                   dtype=str(dtype).replace("torch.", ""), **task, **model)
     return {"config": config, "evals": evals, "params": {k: v.detach() for k, v in P.items()},
@@ -112,13 +124,19 @@ FILE_NAMES = {"max_ponder": "max_steps", "steps": "ponder", **{f"steps_d{k}": f"
 to_file, from_file = file_names(FILE_NAMES)    # rows (and records) with the files' names, and back
 
 
+# the share of held-out positions with N = n, the distribution the random-depth control draws from
+SHARE_COLUMNS = tuple(f"share_N{n}" for n in range(1, ut.MODEL_DEFAULTS["max_ponder"] + 1))
+
+
 def flat_eval(e):
     """An ``ut.evaluate`` record as one flat row: its fields, then error_d<k> and steps_d<k> (mean N)
-    per depth k."""
+    per depth k, and share_N<n> for n = 1..len(SHARE_COLUMNS)."""
     row = {k: e[k] for k in ("iteration",) + FIELDS}
     for r in e["by_depth"]:
         row[f"error_d{r['depth']}"] = r["error"]
         row[f"steps_d{r['depth']}"] = r["steps"]
+    shares = list(e["N_shares"]) + [0.0] * len(SHARE_COLUMNS)
+    row.update(zip(SHARE_COLUMNS, shares))
     return row
 
 
@@ -168,6 +186,14 @@ EXPERIMENTS = {
             "ACT tau=0.001": dict(tau=1e-3), "ACT tau=0.01": dict(tau=1e-2), "ACT tau=0.1": dict(tau=1e-1),
         },
     },
+    # the random-depth control (docs/universal_transformer.md states its claim): compute's settings,
+    # eight seeds; per seed, depths drawn per position from that seed's ACT network's held-out N
+    "random": {
+        "seeds": 8,
+        "settings": dict(iterations=1500, batch_size=64, lr=3e-3, eval_every=250, eval_size=1000),
+        "entries": {"ACT tau=0.01": dict(tau=1e-2), "random depths": dict(random_of="ACT tau=0.01")},
+        "columns": COLUMNS + SHARE_COLUMNS,
+    },
     # a tight cap, M = 3 (tensor2tensor's UT caps at twice its number of layers): the paper's remainder
     # against the two cap pitfalls of notebook 11, h^M in place of R and R = 0
     "cap": {
@@ -181,10 +207,20 @@ EXPERIMENTS = {
 
 def entry_kwargs(settings, entry):
     """train_ut's keyword arguments for one entry: the experiment's settings, the entry's own, and
-    the weights piece by name."""
-    kwargs = {**settings, **entry}
+    the weights piece by name (an entry's random_of is the run's business: ``drawn_from``)."""
+    kwargs = {**settings, **{k: v for k, v in entry.items() if k != "random_of"}}
     kwargs["weights"] = WEIGHTS[kwargs.get("weights", "remainder")]
     return kwargs
+
+
+def drawn_from(out, name, entry, seed):
+    """The share of held-out positions with N = 1, 2, ... of ``entry``'s run of ``seed`` at its last
+    evaluation, from out/<name>.csv: the distribution the random-depth control draws from."""
+    rows = [r for r in runner.read(name, out, TEXT, SCRIPT)[0] if r["entry"] == entry and r["seed"] == seed]
+    if not rows:
+        raise ValueError(f"{out}/{name}.csv holds no run of {entry!r} with seed {seed}: train it first")
+    last = max(rows, key=lambda r: r["iteration"])
+    return [last[c] or 0.0 for c in SHARE_COLUMNS]
 
 
 def run(name, seeds=None, iterations=None, entries=None, out=COMMITTED, force=False, log=print):
@@ -201,16 +237,19 @@ def run(name, seeds=None, iterations=None, entries=None, out=COMMITTED, force=Fa
 
     def train(entry, seed):
         t0 = time.time()
-        result = train_ut(seed=seed, **entry_kwargs(settings, spec["entries"][entry]))
+        options = spec["entries"][entry]
+        shares = drawn_from(out, name, options["random_of"], seed) if "random_of" in options else None
+        result = train_ut(seed=seed, depth_shares=shares, **entry_kwargs(settings, options))
         c = result["config"]
-        head = dict(entry=entry, kind="fixed" if c["depth"] else "act", tau=c["tau"], depth=c["depth"],
-                    max_ponder=c["max_ponder"], weights=spec["entries"][entry].get("weights", "remainder"), seed=seed)
+        kind = "random" if shares else "fixed" if c["depth"] else "act"
+        head = dict(entry=entry, kind=kind, tau=None if shares else c["tau"], depth=c["depth"],
+                    max_ponder=c["max_ponder"], weights=options.get("weights", "remainder"), seed=seed)
         last = result["evals"][-1]
         return ([to_file({**head, **flat_eval(e)}) for e in result["evals"]],
                 f"{entry:16s} seed {seed}: error {last['error']:.4f}, sequence error {last['sequence_error']:.3f}, "
                 f"mean N {last['steps']:.2f} ({time.time() - t0:.0f} s)")
 
-    columns = [FILE_NAMES.get(c, c) for c in COLUMNS]           # the CSV's header, with the files' names
+    columns = [FILE_NAMES.get(c, c) for c in spec.get("columns", COLUMNS)]   # the header, with the files' names
     return runner.run_entries(name, to_file(meta), train, columns, out, entries_key="entries",
                               script=SCRIPT, force=force, log=log)
 
@@ -325,7 +364,58 @@ def draw_cap(rows, meta):
     return fig
 
 
-FIGURES = {"compute": {"compute": draw_compute, "depth": draw_depth}, "cap": {"cap": draw_cap}}
+RANDOM_THRESHOLD = 0.01      # the smallest difference in sequence error that counts (docs/universal_transformer.md)
+
+
+def random_claim(rows):
+    """The random-depth control's claim: ACT τ = 0.01 against the random depths drawn from its own
+    N, paired by seed (``measured.paired_test``, one-sided, RANDOM_THRESHOLD). Returns its dict
+    with "seeds", "act", "other" (each seed's last sequence error), "deep" ({entry: each seed's
+    error on depths 4 and 5}) and "N" ({entry: each seed's mean N})."""
+    from act_experiments.experiments import measured
+    ends = {(r["entry"], r["seed"]): r for r in final_rows(rows)}
+    act, other = (sorted(s for e, s in ends if e == name) for name in ("ACT tau=0.01", "random depths"))
+    seeds = sorted(set(act) & set(other))
+    if len(seeds) < 2:
+        raise ValueError(f"ACT and the random depths share {len(seeds)} seed(s); the claim needs 2")
+    pick = {e: [ends[e, s] for s in seeds] for e in ("ACT tau=0.01", "random depths")}
+    result = measured.paired_test([r["sequence_error"] for r in pick["ACT tau=0.01"]],
+                                  [r["sequence_error"] for r in pick["random depths"]], threshold=RANDOM_THRESHOLD)
+    return {"seeds": seeds, "act": [r["sequence_error"] for r in pick["ACT tau=0.01"]],
+            "other": [r["sequence_error"] for r in pick["random depths"]], **result,
+            "deep": {e: [_deep_error(r) for r in rs] for e, rs in pick.items()},
+            "N": {e: [r["steps"] for r in rs] for e, rs in pick.items()}}
+
+
+def draw_random(rows, meta):
+    """The random-depth control: each seed's sequence error, ACT beside its random depths (a line
+    per seed), and the error per chain depth of both (mean over seeds)."""
+    import matplotlib.pyplot as plt
+    claim = random_claim(rows)
+    fig, (ax_s, ax_d) = plt.subplots(1, 2, figsize=(11, 3.8))
+    for seed, a, o in zip(claim["seeds"], claim["act"], claim["other"]):
+        ax_s.plot([0, 1], [a, o], "-o", color="0.6", ms=4)
+        ax_s.annotate(str(seed), (1, o), xytext=(4, 0), textcoords="offset points", fontsize=7, va="center")
+    ax_s.set_xticks([0, 1], ["ACT τ = 0.01", "random depths\n(its own N, drawn)"])
+    ax_s.set_xlim(-0.4, 1.4)
+    ax_s.set_ylabel("held-out sequence error, one line per seed")
+    s = summarise(rows)
+    for entry, colour in (("ACT tau=0.01", "tab:blue"), ("random depths", "tab:green")):
+        ax_d.plot(list(DEPTHS), [s[entry][f"error_d{k}"][0] for k in DEPTHS], "-o", color=colour, ms=4,
+                  label=f"{entry}: mean N {s[entry]['steps'][0]:.2f}")
+    ax_d.set_xlabel("chain depth of the position")
+    ax_d.set_ylabel("error (mean over seeds)")
+    ax_d.legend(frameon=False, fontsize=8)
+    for ax in (ax_s, ax_d):
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"Pointer chains: ACT against random depths drawn from its own N ({len(claim['seeds'])} seeds, "
+                 f"{meta['settings']['iterations']} iterations)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+FIGURES = {"compute": {"compute": draw_compute, "depth": draw_depth}, "cap": {"cap": draw_cap},
+           "random": {"random": draw_random}}
 
 
 def plot(results=COMMITTED, figures=None):
