@@ -124,23 +124,35 @@ def sweep_control(title, act_name, random_name):
             "random": None if random is None else {tau: _points(random, random_key(tau)) for tau in tau_list}}
 
 
+def chains_random():
+    """The final rows of the chains' random-depth control (docs/universal_transformer.md), or None
+    while it is not committed."""
+    if not (ut_experiment.COMMITTED / "random.csv").is_file():
+        return None
+    return ut_experiment.final_rows(ut_experiment.read("random")[0])
+
+
 def chains_control():
     """The pointer chains (notebook 13): fixed depths D as the ladder, ACT per τ, the sequence error
-    (a row is wrong if any position is) against layer applications per position; no random depths."""
+    (a row is wrong if any position is) against layer applications per position, and the random
+    depths drawn from ACT τ = 0.01's own N once that control is committed."""
     rows, _ = ut_experiment.read("compute")
     ends = ut_experiment.final_rows(rows)
-    ladder = {}
+    ladder, act = {}, {}
     for r in ends:
         if r["kind"] == "fixed":
             ladder.setdefault(r["depth"], {})[r["seed"]] = r["sequence_error"]
-    act = {}
-    for r in ends:
-        if r["kind"] == "act":
+        elif r["kind"] == "act":
             act.setdefault(r["tau"], []).append((r["seed"], r["steps"], r["sequence_error"]))
-    return {"title": "pointer chains (Universal Transformer)", "sweeps": ["universal_transformer/compute.csv"],
-            "unit": "layer applications per position", "missing": "random depths (registered, not run)",
+    random = chains_random()
+    if random is not None:
+        random = {0.01: sorted((r["seed"], r["steps"], r["sequence_error"]) for r in random if r["entry"] == "random depths")}
+    return {"title": "pointer chains (Universal Transformer)", "sweeps": ["universal_transformer/compute.csv"]
+            + (["universal_transformer/random.csv"] if random else []),
+            "unit": "layer applications per position",
+            "missing": None if random else "random depths (registered, not run)",
             "ladder": dict(sorted(ladder.items())), "act": {t: sorted(p) for t, p in sorted(act.items())},
-            "random": None}
+            "random": random}
 
 
 TITLES = {"parity": "parity, 16 bits", "addition": "addition, 3 digits", "logic": "logic, 10 gates",
