@@ -188,7 +188,7 @@ def draw_control(ax, control):
     for F in Fs:
         ax.scatter([F] * len(ladder[F]), list(ladder[F].values()), s=10, color=FIXED_COLOUR, alpha=0.4, linewidths=0)
     means = [mean_se(list(ladder[F].values()))[0] for F in Fs]
-    ax.plot(Fs, means, "s", color=FIXED_COLOUR, label="fixed F (no ACT: F = 1), mean")
+    ax.plot(Fs, means, "s", color=FIXED_COLOUR, label="fixed F, mean (F = 1: no ACT)")
     hull = ladder_hull(control)
     ax.plot([p[0] for p in hull], [p[1] for p in hull], "--", color=FIXED_COLOUR, lw=1,
             label="frontier of the fixed means")
