@@ -1284,3 +1284,34 @@ def test_notebook_15_quotes_the_chains_and_extrapolation_as_committed():
     assert f"err {first[0]['error_out']:.2f} and {first[1]['error_out']:.2f} there" in text
     assert (f"about {min(first[s]['steps_out'] for s in (0, 1)):.1f} to {max(first[s]['steps_out'] for s in (0, 1)):.1f} "
             f"against {first[0]['steps_in']:.1f}") in text
+
+
+# The pointer chains' random-depth control: the verdict, every seed and the per-depth errors the text quotes
+
+def test_the_random_depth_control_is_quoted_from_its_csv():
+    from act_experiments.experiments import measured, universal_transformer as ut_experiment
+    rows, meta = ut_experiment.read("random")
+    claim = ut_experiment.random_claim(rows)
+    doc = (ROOT / "docs" / "universal_transformer.md").read_text(encoding="utf-8")
+    q = measured.quoted(claim)
+    assert claim["seeds"] == list(range(8)) and claim["verdict"] == "holds"
+    for key in ("difference", "interval", "t_p", "sign", "sign_p", "claim"):
+        assert q[key] in doc, (key, q[key])
+    for row, deep_a, deep_r, N_a, N_r in zip(q["rows"], claim["deep"]["ACT tau=0.01"], claim["deep"]["random depths"],
+                                             claim["N"]["ACT tau=0.01"], claim["N"]["random depths"]):
+        assert f"{row} {deep_a:.3f} | {deep_r:.3f} | {N_a:.2f} | {N_r:.2f} |" in doc, row
+    assert f"{meta['wall_time_s']:,.0f} s on one core" in doc
+    assert max(abs(a - r) for a, r in zip(claim["N"]["ACT tau=0.01"], claim["N"]["random depths"])) < 0.03
+    lo, hi, worst = min(claim["other"]), max(claim["other"]), max(claim["act"])
+    assert f"erred on {lo:.0%} to {hi:.0%} of the held-out rows, ACT on at most {worst:.1%}" in doc
+    s = ut_experiment.summarise(rows)
+    random_by_depth = [s["random depths"][f"error_d{k}"][0] for k in ut_experiment.DEPTHS]
+    assert max(random_by_depth[:2]) < 0.001 and "fewer than 0.001 of the positions of depth 0 and 1" in doc
+    assert (f"on {random_by_depth[2]:.3f} and {random_by_depth[3]:.3f} of those of\ndepth 2 and 3, and on "
+            f"{random_by_depth[4]:.3f} and {random_by_depth[5]:.3f} of those of depth 4 and 5; ACT on at most "
+            f"{max(s['ACT tau=0.01'][f'error_d{k}'][0] for k in ut_experiment.DEPTHS):.3f} at any depth") in doc.replace("\n  ", "\n")
+    # the claim does not rest on seed 1, whose ACT network alone erred
+    others = [i for i, seed in enumerate(claim["seeds"]) if seed != 1]
+    alone = measured.paired_test([claim["act"][i] for i in others], [claim["other"][i] for i in others],
+                                 threshold=ut_experiment.RANDOM_THRESHOLD)
+    assert alone["verdict"] == "holds" and "seven other seeds alone give the same verdict" in doc.replace("\n  ", " ")

@@ -382,7 +382,7 @@ def load_script():
     return module
 
 
-@pytest.mark.parametrize("name", ["compute", "cap"])
+@pytest.mark.parametrize("name", ["compute", "cap", "random"])
 def test_a_rerun_of_the_committed_experiment_finds_its_record_equal_and_nothing_to_train(name, tmp_path):
     """The committed files keep their names (FILE_NAMES): run() with the code's names writes the
     same record, so a rerun resumes (nothing left to train) instead of refusing other settings."""
