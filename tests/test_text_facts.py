@@ -1273,6 +1273,9 @@ def test_notebook_15_quotes_the_chains_and_extrapolation_as_committed():
     assert act["seeds"] == 3 and act["sequence_error"][2] == 0
     assert (f"makes {act['steps'][0]:.2f} layer applications per position on average and gets every held-out row right "
             f"on all three seeds; fixed depth 2, which makes 2, still errs on {depth2['sequence_error'][0]:.1%} of rows") in text
+    from act_experiments.experiments import measured
+    q = measured.quoted(ut.random_claim(ut.read("random")[0]))
+    assert f"**The claim holds**: ACT − random depths {q['difference']}, ACT lower on {q['sign']}" in text
     runs_ = [r for r in pondernet.read_comparison(ROOT / "results" / "pondernet8_extrapolation")["runs"] if r["model"] == "act"]
     change = np.array([r["steps_out"] - r["steps_in"] for r in runs_])
     out = [r["error_out"] for r in runs_]
