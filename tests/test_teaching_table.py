@@ -35,14 +35,14 @@ def test_every_check_cell_is_in_the_table_once_judged_as_the_registry_says():
 
 
 def test_a_self_check_without_a_reason_or_a_stale_reason_is_refused(tmp_path, monkeypatch):
-    source = next(p for p in NOTEBOOKS if p.stem.startswith("01_"))
+    source = next(p for p in NOTEBOOKS if p.stem.startswith("05_"))
     nb = json.loads(source.read_text(encoding="utf-8"))
     copy = tmp_path / source.name
     copy.write_text(json.dumps(nb), encoding="utf-8")
-    monkeypatch.setitem(checks_table.REASONS, "01/ex9-check", checks_table.VALUES)
-    with pytest.raises(ValueError, match="01/ex9-check"):
+    monkeypatch.setitem(checks_table.REASONS, "05/ex9-check", checks_table.VALUES)
+    with pytest.raises(ValueError, match="05/ex9-check"):
         checks_table.checks([copy])
-    monkeypatch.delitem(checks_table.REASONS, "01/ex9-check")
-    monkeypatch.delitem(checks_table.REASONS, "01/ex1-check")
-    with pytest.raises(KeyError, match="01/ex1-check"):
+    monkeypatch.delitem(checks_table.REASONS, "05/ex9-check")
+    monkeypatch.delitem(checks_table.REASONS, "05/ex1-check")
+    with pytest.raises(KeyError, match="05/ex1-check"):
         checks_table.checks([copy])

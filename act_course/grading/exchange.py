@@ -12,8 +12,13 @@ end the process. So nothing it sends back is believed about itself. The judge
   exactly one output per call made, each a value or an error, every value of the few forms the
   runner writes (``read_outputs``). A missing or extra output, a document of another form, a
   value of another form, a number that is not finite, or more than ``MAX_VALUES`` numbers in one
-  output: the call's check fails. The checks decide on the values alone (exercises_03b.py,
-  exercises_12.py), comparing them with references that never leave the judge's process.
+  output: the call's check fails. The checks decide on the values alone (exercises_01.py and the
+  other exercises_*.py), comparing them with references that never leave the judge's process.
+
+A call is a function's name and its arguments (arrays, lists, dictionaries, numbers; ``Earlier``
+for what an earlier call returned, ``Generator`` for a NumPy generator seeded by the judge,
+``Tensor`` for a PyTorch tensor where the exercise allows PyTorch), or ``Read``: the value the
+answer cells bound to a name, for an exercise answered with values.
 """
 
 import json
@@ -48,6 +53,24 @@ class Earlier:
     item: int = None
 
 
+@dataclass
+class Tensor:
+    """An argument handed to the answer as a PyTorch tensor (float64), where the exercise allows PyTorch."""
+    array: object
+
+
+@dataclass
+class Generator:
+    """An argument handed to the answer as ``np.random.default_rng(seed)``, the seed drawn at grading time."""
+    seed: int
+
+
+@dataclass
+class Read:
+    """Not a call: the value the answer cells bound to ``name`` (an exercise answered with values)."""
+    name: str
+
+
 def one_line(text, limit=MAX_TEXT):
     """``text`` on one line, at most ``limit`` characters: what a verdict may show of a message."""
     text = " ".join(str(text).split())
@@ -63,6 +86,10 @@ def encode(value):
         return {"list": [encode(v) for v in value]}
     if isinstance(value, Earlier):
         return {"result": [value.call, value.item]}
+    if isinstance(value, Generator):
+        return {"rng": int(value.seed)}
+    if isinstance(value, Tensor):
+        return {"tensor": encode(np.asarray(value.array, dtype=float))}
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         kind = "f8" if array.dtype.kind == "f" else "i8" if array.dtype.kind in "iu" else "?"
@@ -153,7 +180,7 @@ NOT_FINITE = _NotFinite()
 def read_outputs(data, count):
     """The document ``data`` (the runner's stdout) read strictly: (statements, entries).
 
-    ``statements``: up to three one-line notes on statements of the answer's cells that stopped
+    ``statements``: up to twenty one-line notes on statements of the answer's cells that stopped
     (text only, never a verdict). ``entries``: one per call, in order, each {"value": v},
     {"error": [name, message]} or {"bad": why}, with "warnings" (one-line notes) beside. Raises
     AnswerError when the document is not of that form or holds another number of outputs than
@@ -169,7 +196,7 @@ def read_outputs(data, count):
     if len(document["calls"]) != count:
         raise AnswerError("ValueError", f"your answer's process sent back {len(document['calls'])} results for "
                                         f"{count} calls: every call must return once, in order")
-    notes = [one_line(" ".join(map(str, s)) if isinstance(s, list) else s) for s in document["statements"][:3]
+    notes = [one_line(" ".join(map(str, s)) if isinstance(s, list) else s) for s in document["statements"][:20]
              if isinstance(s, (list, str))]
     return notes, [_entry(e) for e in document["calls"]]
 

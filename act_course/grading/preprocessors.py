@@ -22,7 +22,7 @@ from nbgrader.exchange.default import Exchange
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, List, Unicode
 
-from .registry import failed_all, judge_notebook, lesson_cells
+from .registry import failed_all, judge_notebook, source_notebook
 from .seal import kernel_line
 
 KEY = "act_judge_verdicts"
@@ -41,7 +41,7 @@ class JudgeAnswers(Preprocessor):
     def preprocess(self, nb, resources):
         name = _name(resources)
         try:
-            resources[KEY] = judge_notebook(nb, name, lesson=self.lesson(resources, name))
+            resources[KEY] = judge_notebook(nb, name, source=self.source(resources, name))
         except Exception as err:                                # noqa: BLE001 (every judged check fails)
             self.log.error("the judge could not run on %s: %r", name, err)
             resources[KEY] = failed_all(nb, name, err)
@@ -51,14 +51,14 @@ class JudgeAnswers(Preprocessor):
         return nb, resources
 
 
-    def lesson(self, resources, name):
-        """The lesson cells of the course's own source of this notebook (a teacher may have edited
-        it), or None for the repository's."""
+    def source(self, resources, name):
+        """The course's own source of this notebook (a teacher may have edited it): its lesson
+        cells and check cells are what the judge runs; None for the repository's."""
         assignment = resources.get("nbgrader", {}).get("assignment")
         course = self.config.CourseDirectory
         source = os.path.join(course.get("root", os.getcwd()), course.get("source_directory", "source"),
                               assignment or "", f"{name}.ipynb")
-        return lesson_cells(source) if assignment and os.path.isfile(source) else None
+        return source_notebook(source) if assignment and os.path.isfile(source) else None
 
 
 class WriteVerdicts(Preprocessor):

@@ -8,22 +8,35 @@ import numpy as np
 
 from act_experiments.files import ROOT
 
-from . import exercises_03b, exercises_12
+from . import (exercises_01, exercises_02, exercises_03, exercises_03b, exercises_04, exercises_06, exercises_07,
+               exercises_08, exercises_09, exercises_10, exercises_11, exercises_12, exercises_14, replay)
 from .exchange import one_line
-from .judge import TIMEOUT, Verdict, cell_role, judge_cell
+from .judge import BY_ITS_TESTS, TIMEOUT, Verdict, _noted, cell_role, judge_cell, read_answers
 
-JUDGED = {"03b_write_your_own_act": exercises_03b.JUDGED, "12_attention_pondernet": exercises_12.JUDGED}
+JUDGED = {"01_forward_pass": exercises_01.JUDGED, "02_binary_flag": exercises_02.JUDGED,
+          "03_backprop_remainder": exercises_03.JUDGED, "03b_write_your_own_act": exercises_03b.JUDGED,
+          "04_numpy_vs_torch": exercises_04.JUDGED, "06_logic": exercises_06.JUDGED,
+          "07_addition": exercises_07.JUDGED, "08_sort": exercises_08.JUDGED,
+          "09_characters": exercises_09.JUDGED,
+          "10_time_penalty": exercises_10.JUDGED, "11_pitfalls": exercises_11.JUDGED,
+          "12_attention_pondernet": exercises_12.JUDGED, "14_convnet_aig": exercises_14.JUDGED}
 
 
-def lesson_cells(path):
-    """The stripped sources of the lesson's code cells (no nbgrader role) of the notebook at ``path``:
-    what the judge leaves out of a submission's cells, so that the learner's own cells are the
-    rest. An empty set when there is no such notebook (every cell without a role then counts as
-    the learner's, and its lesson statements at worst stop in the judge, noted, costing nothing)."""
+def source_notebook(path):
+    """The course's source of a notebook (the teacher's edition, at ``path``) as a dict, or {}."""
     try:
         nb = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return frozenset()
+        return {}
+    return nb if isinstance(nb, dict) else {}
+
+
+def lesson_cells(path_or_nb):
+    """The stripped sources of the lesson's code cells (no nbgrader role) of the notebook at
+    ``path_or_nb`` (a path, or the notebook itself): what the judge tells apart from the learner's
+    own cells. An empty set when there is no such notebook (every cell without a role then counts
+    as the learner's, and its lesson statements at worst stop in the judge, noted, costing nothing)."""
+    nb = path_or_nb if isinstance(path_or_nb, dict) else source_notebook(path_or_nb)
     return frozenset("".join(c["source"]).strip() for c in nb.get("cells", [])
                      if c.get("cell_type") == "code" and not c.get("metadata", {}).get("nbgrader"))
 
@@ -38,20 +51,35 @@ def judged_ids(nb, name):
             and cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") in judged.checks]
 
 
-def judge_notebook(nb, name, rng=None, timeout=TIMEOUT, only=None, lesson=None):
+def judge_notebook(nb, name, rng=None, timeout=TIMEOUT, only=None, source=None):
     """{grade_id: Verdict} for the judged check cells of notebook ``nb`` named ``name`` (its stem);
-    ``only``: these grade_ids alone; ``lesson``: the lesson cells' sources (``lesson_cells``), by
-    default those of the repository's notebook. Never raises: a check that cannot be judged fails."""
+    ``only``: these grade_ids alone; ``source``: the course's source of the notebook (a dict, its
+    lesson cells and check cells trusted), by default the repository's. Never raises: a check that
+    cannot be judged fails."""
     judged = JUDGED.get(name)
     if judged is None:
         return {}
-    lesson = lesson_cells(ROOT / "notebooks" / f"{name}.ipynb") if lesson is None else lesson
+    source = source_notebook(ROOT / "notebooks" / f"{name}.ipynb") if source is None else source
+    lesson = lesson_cells(source)
     rng = rng if rng is not None else np.random.default_rng(secrets.randbits(128))
-    verdicts = {}
-    for index, grade_id in judged_ids(nb, name):
-        if only is None or grade_id in only:
-            verdicts[grade_id] = judge_cell(nb, index, judged, judged.checks[grade_id], rng, timeout, lesson)
-    return verdicts
+    verdicts, values, notes = {}, {}, {}
+    order = [(i, g) for i, g in judged_ids(nb, name) if only is None or g in only]
+    for index, grade_id in order:
+        check = judged.checks[grade_id]
+        if check is not BY_ITS_TESTS:
+            verdicts[grade_id] = judge_cell(nb, index, judged, check, rng, timeout, lesson)
+    reading = [(i, g) for i, g in order if judged.checks[g] is BY_ITS_TESTS]
+    for grade_id, got in (read_answers(nb, reading, judged, timeout, lesson) if reading else {}).items():
+        if isinstance(got, Verdict):
+            verdicts[grade_id] = got
+        else:
+            values[grade_id], notes[grade_id] = got
+    if values:
+        for grade_id, (passed, text, ename) in replay.decide(source, values, timeout * 2).items():
+            text = one_line(text, 2000) if not passed else text
+            verdicts[grade_id] = Verdict(passed, text + _noted(notes[grade_id], "\n" if passed else "; "),
+                                         ename or "AssertionError")
+    return {g: verdicts[g] for _, g in order}
 
 
 def failed_all(nb, name, err):

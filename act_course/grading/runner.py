@@ -13,11 +13,18 @@ job holds the code and the calls' inputs only). In order, it
    and the calls to make; keeps a copy of its stdout for the outputs and points fd 1 at
    /dev/null, so that what the answer prints goes nowhere;
 2. imports NumPy, puts out of reach the course's packages (and those the exercise refuses:
-   an import binds names whose calls fail with one line saying why) and installs the grading
-   seal's audit hook (seal.py), told to refuse any file outside the Python installation, its
-   packages and FOLDER, the repository the course comes from, subprocesses, sockets and ctypes;
-3. runs the kept statements one by one, in order, noting those that stop and going on, then
-   each call, with the warnings it raises recorded and what it prints kept apart;
+   an import binds names whose calls fail with one line saying why) but those the exercise may
+   use (``library``: act_numpy for 01-04), which it imports from the read-only copies the judge
+   put in FOLDER/library, and installs the grading seal's audit hook (seal.py), told to refuse
+   any file outside the Python installation, its packages and FOLDER, the repository the course
+   comes from, subprocesses, sockets and ctypes (but loading PyTorch's libraries, where the
+   exercise allows PyTorch); a plotting module (``inert``) and IPython's display are stand-ins
+   that draw nothing;
+3. runs the kept statements one by one, in order, noting those that stop and going on (the
+   lesson's cells, marked ``quiet``, without a note), then each call, with the warnings it
+   raises recorded and what it prints kept apart; a call may instead read a value the cells
+   bound (``read``), and a call marked ``at`` a checkpoint is made where that marker stands
+   among the cells, before the cells after it run;
 4. writes the outputs as one JSON document (arrays as dtype, shape and a flat list of values;
    no pickle) on its copy of stdout.
 
@@ -41,6 +48,9 @@ class Forbidden(AssertionError):
     """What an answer gets for reaching a piece of the course it was asked to write."""
 
 
+CONSTANTS = {}         # {dotted name: value}: constants of the course the exercise hands in (the job's)
+
+
 class OutOfReach:
     """Stands in for a name the notebook imported from the course: any call of it raises Forbidden."""
 
@@ -50,6 +60,8 @@ class OutOfReach:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if f"{self._dotted}.{name}" in CONSTANTS:           # a constant the exercise hands in (tasks.END_CLASS)
+            return CONSTANTS[f"{self._dotted}.{name}"]
         return OutOfReach(f"{self._dotted}.{name}", self._why)
 
     def __call__(self, *args, **kwargs):
@@ -57,6 +69,35 @@ class OutOfReach:
 
     def __repr__(self):
         return f"<{self._dotted}: out of reach>"
+
+
+class Inert:
+    """Stands in for a plotting module (matplotlib): every attribute, call or item is another Inert,
+    ``subplots(rows, columns)`` gives a figure and as many axes, so that a lesson's or an answer's
+    drawing runs and draws nothing."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Inert()
+
+    def __call__(self, *args, **kwargs):
+        return Inert()
+
+    def __getitem__(self, key):
+        return Inert()
+
+    def __iter__(self):
+        return iter(())
+
+    def subplots(self, nrows=1, ncols=1, **kwargs):
+        import numpy as np
+        if nrows * ncols == 1:
+            return Inert(), Inert()
+        axes = np.empty((nrows, ncols) if nrows > 1 and ncols > 1 else (nrows * ncols,), dtype=object)
+        for index in np.ndindex(axes.shape):
+            axes[index] = Inert()
+        return Inert(), axes
 
 
 def sigmoid(z):
@@ -78,6 +119,21 @@ class Blocker:
         if fullname.split(".")[0] in self.names:
             raise Forbidden(f"your answer imports {fullname}: {self.why}")
         return None
+
+
+class Library:
+    """A meta path finder that imports ``names`` (course packages an exercise may use, act_numpy
+    say) from the read-only copies the judge put in ``root``, inside this process's folder, and
+    never from the repository (which the seal refuses)."""
+
+    def __init__(self, root, names):
+        self.root, self.names = root, tuple(names)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] not in self.names:
+            return None
+        from importlib.machinery import PathFinder
+        return PathFinder.find_spec(fullname, [self.root] if "." not in fullname else path)
 
 
 def folder_of(path):
@@ -114,6 +170,8 @@ def encode(value, depth=0):
         return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     if isinstance(value, (list, tuple)):
         return {"list": [encode(v, depth + 1) for v in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"list": [encode(v, depth + 1) for v in sorted(value, key=repr)]}
     array = np.asarray(value)
     if array.dtype.kind not in "biuf":
         raise TypeError(f"returns a {type(value).__name__}, not numbers")
@@ -124,6 +182,8 @@ def encode(value, depth=0):
 
 
 def decode(value, results):
+    """An argument of the judge's format as Python: arrays, lists, dictionaries, a generator seeded
+    by the judge (``rng``), a PyTorch tensor (``tensor``) or what an earlier call returned."""
     import numpy as np
     if isinstance(value, dict):
         if "ndarray" in value:
@@ -133,15 +193,26 @@ def decode(value, results):
             return {decode(k, results): decode(v, results) for k, v in value["dict"]}
         if "list" in value:
             return [decode(v, results) for v in value["list"]]
+        if "rng" in value:              # a NumPy generator, seeded by the judge
+            return np.random.default_rng(value["rng"])
+        if "tensor" in value:           # a PyTorch tensor, where the exercise allows PyTorch
+            import torch
+            return torch.tensor(decode(value["tensor"], results), dtype=torch.float64)
         if "result" in value:           # what an earlier call returned, handed on as it was
             call, item = value["result"]
             return results[call] if item is None else results[call][item]
     return value
 
 
-def bind_import(node, namespace, blocked, why):
+def bind_import(node, namespace, blocked, why, inert=()):
     """An import of the course's packages binds OutOfReach names (or the piece the exercise hands
-    in) instead of failing: True when ``node`` was such an import, and nothing else is to be run."""
+    in) instead of failing, and one of a plotting module (``inert``) binds Inert names: True when
+    ``node`` was such an import, and nothing else is to be run."""
+    if inert and isinstance(node, (ast.Import, ast.ImportFrom)) and all(
+            (a.name if isinstance(node, ast.Import) else node.module or "").split(".")[0] in inert for a in node.names):
+        for alias in node.names:
+            namespace[alias.asname or alias.name.split(".")[0]] = Inert()
+        return True
     if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in blocked:
         for alias in node.names:
             piece = PIECES.get(alias.name) if alias.name in namespace.get("__pieces__", ()) else None
@@ -160,22 +231,28 @@ def bind_import(node, namespace, blocked, why):
     return False
 
 
-def run_cells(cells, namespace, blocked, why):
+def run_cells(cells, namespace, blocked, why, inert=()):
     """Run the kept cells statement by statement, in order. A statement that stops (an import that
     fails, a name not defined here) is noted and the next one runs: only the calls that then fail
-    cost points. Returns the notes: [where, what stopped it]."""
+    cost points. A cell marked ``quiet`` (the lesson's, or another exercise's answer) stops without
+    a note. Returns the notes: [where, what stopped it]."""
     stopped = []
     for cell in cells:
+        if "checkpoint" in cell:
+            continue
         try:
             body = ast.parse(cell["code"], filename=cell["name"]).body
         except SyntaxError as err:
-            stopped.append([f"{cell['name']}:", f"SyntaxError: {err.msg} (line {err.lineno})"])
+            if not cell.get("quiet"):
+                stopped.append([f"{cell['name']}:", f"SyntaxError: {err.msg} (line {err.lineno})"])
             continue
         for node in body:
             try:
-                if not bind_import(node, namespace, blocked, why):
+                if not bind_import(node, namespace, blocked, why, inert):
                     exec(compile(ast.Module(body=[node], type_ignores=[]), cell["name"], "exec"), namespace)
             except BaseException as err:                         # noqa: BLE001 (noted, not raised)
+                if cell.get("quiet"):
+                    continue
                 line = ast.unparse(node).splitlines()[0][:80]
                 stopped.append([f"{cell['name']}: `{line}`", f"stopped with {type(err).__name__}: {str(err)[:200]}"])
     return stopped
@@ -183,6 +260,14 @@ def run_cells(cells, namespace, blocked, why):
 
 def make_call(call, namespace, raw, printed):
     """One call of the answer's function: its output entry, {"value": ...} or {"error": ...}."""
+    if "read" in call:                     # a value the answer cells bound, read by name
+        raw.append(None)
+        if call["read"] not in namespace:
+            return {"error": ["NameError", f"{call['read']} is not defined in your answer cells"], "warnings": []}
+        try:
+            return {"value": encode(namespace[call["read"]]), "warnings": []}
+        except BaseException as err:                             # noqa: BLE001
+            return {"error": [type(err).__name__, f"{call['read']} {str(err)[:2000]}"], "warnings": []}
     function = namespace.get(call["function"])
     entry = {}
     with warnings.catch_warnings(record=True) as caught:
@@ -211,6 +296,7 @@ def main(folder):
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
     import numpy as np
     modules = {"np": np, "numpy": np, "math": math}
+    import importlib
     import importlib.util
     denied = []
     for name in job["blocked"]:
@@ -229,23 +315,41 @@ def main(folder):
         if name.split(".")[0] in job["blocked"]:
             del sys.modules[name]
     sys.meta_path.insert(0, Blocker(job["blocked"], why))
+    if job.get("library"):
+        sys.meta_path.insert(0, Library(os.path.join(folder, "library"), job["library"]))
     seal = load_seal(os.path.dirname(os.path.realpath(__file__)))
-    seal.seal(denied, only=allowed, refused=seal.REFUSED + REFUSED_HERE)
+    here = REFUSED_HERE if "torch" in job["blocked"] else tuple(e for e in REFUSED_HERE if e != "ctypes.")
+    seal.seal(denied, only=allowed, refused=seal.REFUSED + here)
 
     namespace = {"__name__": "__answer__", "__builtins__": __builtins__, "__pieces__": tuple(job["pieces"])}
     for name, module in job.get("modules", {}).items():
+        if module not in modules and module.split(".")[0] not in job["blocked"]:
+            try:                             # a module the exercise allows (PyTorch, for 11)
+                modules[module] = importlib.import_module(module)
+            except ImportError:
+                pass
         namespace[name] = modules.get(module) or OutOfReach(module, why)
     for name, piece in job["pieces"].items():
         namespace[name] = PIECES[piece]
     for name, dotted in job["out_of_reach"].items():
         namespace[name] = OutOfReach(dotted, why)
     namespace.update(job["given"])
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        stopped = run_cells(job["cells"], namespace, tuple(job["blocked"]), why)
-    raw, calls = [], []
-    for call in job["calls"]:
-        calls.append(make_call(call, namespace, raw, printed))
+    CONSTANTS.update(job.get("constants", {}))
+    if job.get("inert"):              # IPython's and the notebook's display: stand-ins that show nothing
+        namespace.update(get_ipython=Inert(), display=Inert())
+    printed, stopped, raw, calls = io.StringIO(), [], [], []
+    # the cells up to each checkpoint, then the calls made there ("at"), then the rest at the end
+    ends = [k for k, cell in enumerate(job["cells"]) if "checkpoint" in cell] + [len(job["cells"])]
+    start = 0
+    for end in ends:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            stopped += run_cells(job["cells"][start:end], namespace, tuple(job["blocked"]), why,
+                                 tuple(job.get("inert", ())))
+        here = job["cells"][end]["checkpoint"] if end < len(job["cells"]) else None
+        for call in job["calls"]:
+            if call.get("at") == here:
+                calls.append(make_call(call, namespace, raw, printed))
+        start = end + 1
     # non-finite numbers go back as JSON's NaN and Infinity: the judge refuses them
     data = json.dumps({"statements": stopped, "calls": calls}).encode("utf-8")
     while data:

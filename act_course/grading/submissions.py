@@ -12,9 +12,14 @@ NumPy's folder. ``IN_KERNEL``: answers to 01's exercise 1, checked in the learne
 reach the source's solution where the seal must refuse it (the course folder, the repository
 through ``act_numpy.__file__``, ``!cat``, ``gradebook.db``, descriptor-relative bytes paths from a
 package folder or through the venv to .git), and a result published before each check's error,
-which must score 0 all the same. ``HONEST``: a cumsum-based halting, ``sigmoid`` where the task
-allows it, code that warns, a module-level lambda, a constant ``DTYPE``, ``scipy.special.expit``,
-a helper in a cell of the learner's own, ``scipy.special.xlogy`` in 12.
+which must score 0 all the same (01 is judged outside the kernel now, and these run in its answer
+process too). ``HONEST``: a cumsum-based halting, ``sigmoid`` where the task allows it, code that
+warns, a module-level lambda, a constant ``DTYPE``, ``scipy.special.expit``, a helper in a cell of
+the learner's own, ``scipy.special.xlogy`` in 12, ``halting_weights`` in a cell of the learner's
+own in 01. 01's own attacks on the judge (frames emptied of calls, a forged result) are in
+``ATTACKS``; ``JUDGE_ONLY``: those of 02 and 03 (the library called, or kept in a default argument,
+where the task is to write it; inf sent back as a value) and an honest deep copy in 02, run
+through the judge alone.
 """
 
 import json
@@ -25,6 +30,10 @@ from act_experiments.files import ROOT
 NB_03B = "03b_write_your_own_act"
 NB_12 = "12_attention_pondernet"
 NB_01 = "01_forward_pass"
+NB_02 = "02_binary_flag"
+NB_03 = "03_backprop_remainder"
+NB_09 = "09_characters"
+NB_14 = "14_convnet_aig"
 
 
 def notebook_path(stem):
@@ -383,4 +392,75 @@ HONEST += [
     Submission("scipy.special.xlogy in 12's exercise 2", NB_12, {"ex2-solution": "import scipy.special\n"
                + source_answer(NB_12, "ex2-solution").replace("p * np.log(p / prior)", "scipy.special.xlogy(p, p / prior)")},
                "full"),
+]
+
+
+# 01-04 are judged outside the kernel too (their answers after the lesson's cells they need, with
+# act_numpy beside them): the attacks on the judge itself, and honest answers that use the library
+# or a cell of the learner's own. Those on 01 run under nbgrader with the rest; those on 02 and 03,
+# which would each add an nbgrader course of their own, through the judge alone (JUDGE_ONLY,
+# tests/test_judge.py).
+WRONG_01 = """
+N_pred, p_pred, N_cap, p_cap = 1, [1.0], 1, [1.0]
+eps_N4, p_N4, eps_N2, p_N2 = 0.5, [0.25] * 4, 0.5, [0.5, 0.5]
+"""
+ATTACKS += [
+    Submission("a class body that walks the runner's frames and empties its list of calls, on 01", NB_01,
+               {"ex1-solution": REACH_FRAMES + WRONG_01}, "none"),
+    Submission("writes the runner's result itself, on 01", NB_01, {"ex1-solution": """
+class _Speak:
+    if __name__ == "__answer__":
+        import json as _json, os as _os
+        _forged = _json.dumps({"statements": [], "calls": []}).encode()
+        for _fd in range(1, 12):
+            try:
+                _os.write(_fd, _forged)
+            except OSError:
+                pass
+        _os._exit(0)
+""" + WRONG_01}, "none"),
+]
+HONEST += [
+    Submission("01's exercise 2 with halting_weights in a cell of the learner's own", NB_01, {
+        "ex2-added": "from act_numpy.halting import halting_weights as hw\n\ndef first_N(h, eps, M):\n"
+                     "    return int(hw(h, epsilon=eps, max_ponder=M)[0][0])\n",
+        "ex2-solution": source_answer(NB_01, "ex2-solution").replace(
+            "N = int(halting_weights(h, epsilon=epsilon, max_ponder=max_ponder)[0][0])",
+            "N = first_N(h, epsilon, max_ponder)")}, "full"),
+]
+JUDGE_ONLY = [
+    Submission("03's eq19_gradient calls halting_backward", NB_03, {"ex4-solution": """
+def eq19_gradient(ds_t, S, N, tau):
+    return halting_backward(np.einsum("bh,bnh->bn", ds_t, S), np.full(len(N), tau), N)
+"""}, "none"),
+    Submission("03's eq19_gradient keeps halting_backward in a default argument", NB_03, {"ex4-solution": """
+def eq19_gradient(ds_t, S, N, tau, backward=halting_backward):
+    return backward(np.einsum("bh,bnh->bn", ds_t, S), np.full(len(N), tau), N)
+"""}, "none"),
+    Submission("02's rate = inf to crash the judge", NB_02, {"ex3-solution": """
+rate, radius_Ws, radius_J = float("inf"), float("inf"), float("inf")
+"""}, "none"),
+    Submission("02's P_nopush made from a deep copy", NB_02, {"ex2-solution": """
+import copy
+P_nopush = copy.deepcopy(P)
+P_nopush["W_x"][:-1] -= P_nopush["W_x"][:-1].mean(axis=0)
+"""}, "full"),
+]
+JUDGE_ONLY += [
+    Submission("14's st_gradient through autograd", NB_14, {"ex1-solution": """
+import torch
+def st_gradient(logits, noise, temperature=1.0):
+    beta = torch.tensor(logits, dtype=torch.float64, requires_grad=True)
+    y = torch.softmax((beta + torch.tensor(noise)) / temperature, dim=1)[:, 1]
+    return torch.autograd.grad(y.sum(), beta)[0].numpy()
+"""}, "none"),
+    Submission("09's position_in_word with a regular expression", NB_09, {"ex4-solution": """
+import re
+def position_in_word(codes):
+    text = bytes(int(c) for c in codes).decode("latin-1")
+    out = np.zeros(len(text), dtype=int)
+    for match in re.finditer(r"[A-Za-z]+", text):
+        out[match.start():match.end()] = np.arange(1, match.end() - match.start() + 1)
+    return out
+"""}, "full"),
 ]
