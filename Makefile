@@ -91,6 +91,7 @@ figures: $(STAMP)
 	$(PY) scripts/plot_characters.py
 	$(PY) scripts/pondernet.py --plot pondernet8
 	$(PY) scripts/pondernet.py --plot pondernet8_extrapolation
+	$(PY) scripts/plot_frontier.py
 	ACT_SAVE_FIGURES=1 $(PY) -m pytest -q $(NBVAL) notebooks
 
 # The rendered edition: a static site in build/book/_build/html/ (open index.html), made by Jupyter

@@ -138,6 +138,7 @@ def test_the_wheel_carries_the_committed_sweeps_and_every_subpackage(tmp_path):
     assert done.returncode == 0, done.stderr
     where, counts, course_module = done.stdout.splitlines()
     assert Path(where) == site / "act_experiments" / "committed"
+    assert (Path(where) / "parity16_measured" / "weights.npz").is_file()        # notebook 15's shuffle probe
     assert Path(course_module) == site / "act_course" / "upkeep" / "setup_cells.py"
     found, largest = counts.split()
     assert int(found) == len(reading.find_sweeps(verbose=False))

@@ -120,3 +120,12 @@ def test_the_script_says_in_one_line_when_a_sweep_is_missing(tmp_path, capsys):
         skewed.main(["--sweeps", str(tmp_path / "nothing"), str(tmp_path / "none"), "--figures", str(tmp_path)])
     assert "plot_skewed.py: no sweep results" in str(stop.value)
     assert not list(tmp_path.glob("*.png"))
+
+
+def test_easy_and_hard_weights_each_row_by_its_count():
+    rows = [{"key": 1e-3, "difficulty": 1, "count": 30, "error": 0.0, "N": 2.0},
+            {"key": 1e-3, "difficulty": 2, "count": 10, "error": 0.4, "N": 4.0},
+            {"key": 1e-3, "difficulty": 14, "count": 5, "error": 0.2, "N": 6.0},
+            {"key": 1e-3, "difficulty": 16, "count": 15, "error": 0.6, "N": 10.0}]
+    found = skewed.easy_and_hard({"difficulty": rows})
+    assert found[1e-3]["easy"] == pytest.approx((0.1, 2.5)) and found[1e-3]["hard"] == pytest.approx((0.5, 9.0))

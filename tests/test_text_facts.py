@@ -1241,6 +1241,53 @@ def test_the_skewed_parity_pilot_is_quoted_as_committed():
     assert f"took {min(easy):.1f} to {max(easy):.1f} updates on the easy inputs and {min(hard):.1f} to {max(hard):.1f}" in doc
 
 
+# Notebook 15, when does adapting pay: every number its prose quotes of the committed runs
+
+def test_notebook_15_quotes_the_measured_verdicts_and_the_ladder():
+    from act_experiments.experiments import measured
+    from act_experiments.sweeps.reading import load_sweep
+    text = re.sub(r"\s+", " ", markdown("15_"))
+    for task in ("parity", "addition"):
+        m = measured.load(task)
+        for against in ("random", "ladder"):
+            q = measured.quoted(measured.verdict(m, against))
+            assert q["difference"] in text, (task, against, q["difference"])
+    assert "the claim against the random schedule holds" in text and "the claim is refuted" in text
+    parity = measured.load("parity")
+    stuck = [r for r in parity["act"]["runs"] if r["key"] == 1e-3 and r["mean_N"] > 5 and r["sequence_error"] > 0.4]
+    three = measured.fixed_ladder(parity["act"])[3]
+    assert len(stuck) == 2 and "two of the eight ACT networks take more than five updates" in text
+    assert max(three.values()) < 0.05 and "every fixed network of three updates ends below 0.05 error" in text
+    logic = {"measured": measured.MEASURED["logic"], "act": load_sweep(measured.MEASURED["logic"].act, tables=())}
+    low, high = (measured.verdict(logic, "ladder", tau=tau) for tau in (1e-3, 1e-2))
+    assert low["verdict"] == high["verdict"] == "refuted" and "goes against ACT at both τ" in text
+    assert f"ACT lower on {low['wins']} of {len(low['seeds'])} seeds" in text and high["wins"] == 0
+
+
+def test_notebook_15_quotes_the_chains_and_extrapolation_as_committed():
+    from act_experiments.experiments import pondernet, universal_transformer as ut
+    text = re.sub(r"\s+", " ", markdown("15_"))
+    chains = ut.summarise(ut.read("compute")[0])
+    act, depth2 = chains["ACT tau=0.01"], chains["fixed D=2"]
+    assert act["seeds"] == 3 and act["sequence_error"][2] == 0
+    assert (f"makes {act['steps'][0]:.2f} layer applications per position on average and gets every held-out row right "
+            f"on all three seeds; fixed depth 2, which makes 2, still errs on {depth2['sequence_error'][0]:.1%} of rows") in text
+    from act_experiments.experiments import measured
+    q = measured.quoted(ut.random_claim(ut.read("random")[0]))
+    assert f"**The claim holds**: ACT − random depths {q['difference']}, ACT lower on {q['sign']}" in text
+    runs_ = [r for r in pondernet.read_comparison(ROOT / "results" / "pondernet8_extrapolation")["runs"] if r["model"] == "act"]
+    change = np.array([r["steps_out"] - r["steps_in"] for r in runs_])
+    out = [r["error_out"] for r in runs_]
+    assert f"err {min(out):.2f} to {max(out):.2f} beyond it" in text
+    assert (f"in {int((abs(change) <= 1 / 3).sum())} of the 12 networks, lower in {int((change < 0).sum())} and higher "
+            f"in {int((change > 0).sum())}") in text
+    first = {r["seed"]: r for r in runs_ if r["knob"] == 1e-3}
+    assert all(first[s]["steps_out"] < first[s]["steps_in"] for s in (0, 1))
+    assert f"err {first[0]['error_out']:.2f} and {first[1]['error_out']:.2f} there" in text
+    assert (f"about {min(first[s]['steps_out'] for s in (0, 1)):.1f} to {max(first[s]['steps_out'] for s in (0, 1)):.1f} "
+            f"against {first[0]['steps_in']:.1f}") in text
+
+
 # The pointer chains' random-depth control: the verdict, every seed and the per-depth errors the text quotes
 
 def test_the_random_depth_control_is_quoted_from_its_csv():

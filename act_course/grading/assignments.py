@@ -49,7 +49,7 @@ ASSIGNMENTS = {
     "session5": ["06_logic", "07_addition"],
     "session6": ["08_sort", "09_characters"],
     "beyond1": ["11_pitfalls", "12_attention_pondernet"],
-    "beyond2": ["13_universal_transformer", "14_convnet_aig"],
+    "beyond2": ["13_universal_transformer", "14_convnet_aig", "15_when_adapting_pays"],
 }
 LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
 

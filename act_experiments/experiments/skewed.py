@@ -124,6 +124,20 @@ def spearman(data, tau_list=TAUS):
     return out
 
 
+def easy_and_hard(sweep, hardest_easy=2):
+    """{key: {"easy": (error, N), "hard": (error, N)}} of every network kind of a sweep: the held-out
+    error and mean N over all its seeds' inputs with at most ``hardest_easy`` non-zero bits, and over
+    the rest (difficulty.csv, each row weighted by its count of inputs)."""
+    sums = {}
+    for r in sweep["difficulty"]:
+        group = "easy" if r["difficulty"] <= hardest_easy else "hard"
+        total = sums.setdefault(r["key"], {}).setdefault(group, [0.0, 0.0, 0])
+        total[0] += r["error"] * r["count"]
+        total[1] += r["N"] * r["count"]
+        total[2] += r["count"]
+    return {key: {g: (e / n, N / n) for g, (e, N, n) in groups.items()} for key, groups in sums.items()}
+
+
 # ---------------------------------------------------------------------------------------------
 # The figure
 # ---------------------------------------------------------------------------------------------
@@ -194,16 +208,17 @@ def plot(data, figures=None):
     return [path]
 
 
-def describe(data):
-    """The three registered claims at every τ, every seed shown, as lines of text."""
+def describe(data, against=("ladder", "random")):
+    """The three registered claims at every τ, every seed shown, as lines of text (``against``: the
+    comparisons of claims 1 and 2 to describe, "ladder" alone while the random sweep is not committed)."""
     lines = [f"skewed parity ({data['act']['name']}, {data['random']['name']})",
              "  no ACT and the fixed ladder, per seed: " + "; ".join(
                  f"F={F}: " + " ".join(f"{e:.3f}" for _, e in sorted(errors.items()))
                  for F, errors in fixed_ladder(data["act"]).items())]
-    for against in ("ladder", "random"):
-        for tau, v in claim(data, against).items():
+    for other in against:
+        for tau, v in claim(data, other).items():
             q = quoted(v)
-            lines.append(f"  tau={tau:g} against the {against}: ACT - other {q['difference']} ({q['interval']}); "
+            lines.append(f"  tau={tau:g} against the {other}: ACT - other {q['difference']} ({q['interval']}); "
                          f"t-test p = {v['t_p']:.2g} (Holm {v['t_holm']:.2g}), ACT lower on {q['sign']} "
                          f"(sign test p = {v['sign_p']:.2g}, Holm {v['sign_holm']:.2g}): {v['verdict']}")
             lines.append("    ACT " + " ".join(f"{a:.3f}" for a in v["act"]) + " | other "
