@@ -1270,7 +1270,7 @@ def test_notebook_15_quotes_the_chains_and_extrapolation_as_committed():
     chains = ut.summarise(ut.read("compute")[0])
     act, depth2 = chains["ACT tau=0.01"], chains["fixed D=2"]
     assert act["seeds"] == 3 and act["sequence_error"][2] == 0
-    assert (f"makes {act['steps'][0]:.2f} layer applications per position on average and gets every held-out row right "
+    assert (f"makes {act['mean_N'][0]:.2f} layer applications per position on average and gets every held-out row right "
             f"on all three seeds; fixed depth 2, which makes 2, still errs on {depth2['sequence_error'][0]:.1%} of rows") in text
     from act_experiments.experiments import measured
     q = measured.quoted(ut.random_claim(ut.read("random")[0]))
@@ -1320,3 +1320,44 @@ def test_the_random_depth_control_is_quoted_from_its_csv():
     alone = measured.paired_test([claim["act"][i] for i in others], [claim["other"][i] for i in others],
                                  threshold=ut_experiment.RANDOM_THRESHOLD)
     assert alone["verdict"] == "holds" and "seven other seeds alone give the same verdict" in doc.replace("\n  ", " ")
+
+
+# Skewed parity, when adapting should pay: every table and number docs/parity.md quotes of the two sweeps
+
+def test_skewed_parity_is_quoted_from_its_sweeps():
+    from act_experiments.experiments import skewed
+    data = skewed.load()
+    doc = (ROOT / "docs" / "parity.md").read_text(encoding="utf-8")
+    flat = " ".join(doc.split())
+    for line in skewed.markdown_tables(data):
+        assert line in doc, line
+    for name in ("act", "random"):
+        assert f"{data[name]['meta']['wall_time_s']:,.0f} s" in doc
+    ladder, random, rank = skewed.claim(data, "ladder"), skewed.claim(data, "random"), skewed.spearman(data)
+    assert {v["verdict"] for v in ladder.values()} == {"not shown"} and "ladder read at ACT's measured mean N: not shown at any τ" in flat
+    assert {v["verdict"] for v in random.values()} == {"not shown"} and "random schedule of ACT's own N: not shown at any τ" in flat
+    assert [tau for tau, r in rank.items() if r["verdict"] == "holds"] == [1e-3] and "holds at τ = 1e-3 only" in flat
+    means = sorted(round(v["mean"], 3) for v in ladder.values())
+    assert f"lies between {means[-1]:.3f} and {means[0]:.3f}".replace("-", "−") in flat
+    means = sorted(round(v["mean"], 3) for v in random.values())
+    assert f"The differences, {means[-1]:.3f} to {means[0]:.3f}".replace("-", "−") in flat
+    assert f"here by {-means[-1] * 100:.1f} to {-means[0] * 100:.1f} points at every τ" in flat
+    assert [tau for tau, v in random.items() if v["t_holm"] < 0.05] == [0.01] and max(v["sign_holm"] for v in random.values()) > 0.05
+    # the description: easy inputs all right, the hard tenth's errors and N, pooled over the seeds
+    groups = skewed.easy_and_hard(data["act"])
+    assert all(g["easy"][0] == 0 for g in groups.values())
+    hard = {key: g["hard"] for key, g in groups.items()}
+    act_hard = sorted(hard[tau][0] for tau in skewed.TAUS)
+    assert (f"ACT errs on {act_hard[0]:.3f} to {act_hard[-1]:.3f} of the hard inputs and F = 2 on {hard['fixed 2'][0]:.3f}, "
+            f"against {hard['fixed 3'][0]:.3f} for F = 3, {hard['fixed 5'][0]:.3f} for F = 5 and {hard['no ACT'][0]:.3f} "
+            f"for no ACT") in flat
+    assert (f"τ = 3e-4 takes {groups[3e-4]['easy'][1]:.2f} updates on the easy inputs and {groups[3e-4]['hard'][1]:.2f} on "
+            f"the hard ones (pooled), τ = 1e-2 {groups[1e-2]['easy'][1]:.2f} and {groups[1e-2]['hard'][1]:.2f}") in flat
+    assert abs(hard[3e-4][0] - hard["fixed 2"][0]) < 0.03          # "as often as F = 2"
+    from act_experiments.experiments import measured
+    from act_experiments.sweeps.reading import by_seed
+    act_means = sorted(float(np.mean(list(by_seed(data["act"], tau).values()))) for tau in skewed.TAUS)
+    F2 = float(np.mean(list(measured.fixed_ladder(data["act"])[2].values())))
+    assert f"ACT's mean errors ({act_means[0]:.3f} to {act_means[-1]:.3f} over the four τ, against {F2:.3f})" in flat
+    rungs = {F: np.mean(list(e.values())) for F, e in measured.fixed_ladder(data["act"]).items()}
+    assert min(rungs, key=rungs.get) == 2 and rungs[3] > rungs[2] and rungs[5] > rungs[2]

@@ -138,6 +138,43 @@ def easy_and_hard(sweep, hardest_easy=2):
     return {key: {g: (e / n, N / n) for g, (e, N, n) in groups.items()} for key, groups in sums.items()}
 
 
+def _signed(x, fmt="+.2f"):
+    return format(x, fmt).replace("-", "−")
+
+
+def markdown_tables(data):
+    """docs/parity.md's tables of the two sweeps, as lines of Markdown: every seed's error for the
+    ladder, ACT (with its measured N) and the random schedules, claims 1 and 2 per τ with their
+    Holm-corrected p-values, and claim 3's correlations (tests/test_text_facts.py holds the text
+    to them)."""
+    act, seeds = data["act"], sorted(by_seed(data["act"], TAUS[0]))
+    head = "| network | " + " | ".join(str(s) for s in seeds)
+    lines = [head + " | mean ± s.e. |", "|---|" + "---|" * (len(seeds) + 1)]
+    for F, errors in fixed_ladder(act).items():
+        mean, se = mean_se(list(errors.values()))
+        lines.append(f"| {'no ACT (F = 1)' if F == 1 else f'F = {F}'} | "
+                     + " | ".join(f"{errors[s]:.3f}" for s in seeds) + f" | {mean:.3f} ± {se:.3f} |")
+    lines += ["", head + " |", "|---|" + "---|" * len(seeds)]
+    for tau in TAUS:
+        error, N, drawn = by_seed(act, tau), by_seed(act, tau, "mean_N"), by_seed(data["random"], random_key(tau))
+        lines.append(f"| ACT τ = {tau:g} | " + " | ".join(f"{error[s]:.3f} ({N[s]:.2f})" for s in seeds) + " |")
+        lines.append("| its random schedule | " + " | ".join(f"{drawn[s]:.3f}" for s in seeds) + " |")
+    for against in ("ladder", "random"):
+        lines += ["", "| τ | ACT − other | 95% interval | t-test p (Holm) | ACT lower | sign test p (Holm) | verdict |",
+                  "|---|---|---|---|---|---|---|"]
+        for tau, v in claim(data, against).items():
+            q, (lo, hi) = quoted(v), v["interval"]
+            lines.append(f"| {tau:g} | {q['difference']} | {_signed(lo, '+.3f')} to {_signed(hi, '+.3f')} | "
+                         f"{v['t_p']:.2g} ({v['t_holm']:.2g}) | {q['sign']} | {v['sign_p']:.2g} ({v['sign_holm']:.2g}) | "
+                         f"{v['verdict']} |")
+    lines += ["", "| τ | " + " | ".join(str(s) for s in seeds) + " | positive | mean | verdict |",
+              "|---|" + "---|" * (len(seeds) + 3)]
+    for tau, r in spearman(data).items():
+        lines.append(f"| {tau:g} | " + " | ".join(_signed(x) for x in r["rho"])
+                     + f" | {r['positive']} of {len(r['seeds'])} | {_signed(r['mean'])} | {r['verdict']} |")
+    return lines
+
+
 # ---------------------------------------------------------------------------------------------
 # The figure
 # ---------------------------------------------------------------------------------------------
