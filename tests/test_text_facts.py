@@ -1361,3 +1361,23 @@ def test_skewed_parity_is_quoted_from_its_sweeps():
     assert f"ACT's mean errors ({act_means[0]:.3f} to {act_means[-1]:.3f} over the four τ, against {F2:.3f})" in flat
     rungs = {F: np.mean(list(e.values())) for F, e in measured.fixed_ladder(data["act"]).items()}
     assert min(rungs, key=rungs.get) == 2 and rungs[3] > rungs[2] and rungs[5] > rungs[2]
+
+
+def test_the_readme_row_of_skewed_parity_says_what_the_docs_say():
+    from act_experiments.experiments import measured, skewed
+    data = skewed.load()
+    row = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if "`results/skewed_parity16`" in line]
+    assert len(row) == 1
+    hard = {key: g["hard"] for key, g in skewed.easy_and_hard(data["act"]).items()}
+    act_hard = sorted(hard[tau][0] for tau in skewed.TAUS)
+    for part in (f"ACT errs on {act_hard[0]:.3f}–{act_hard[-1]:.3f} of the hard tenth, F = 2 on {hard['fixed 2'][0]:.3f}",
+                 "not shown at any τ", "N rises with the bits at τ = 1e-3 only",
+                 "τ = 3e-4 takes {:.2f} updates on easy inputs and {:.2f} on hard ones".format(
+                     *(skewed.easy_and_hard(data["act"])[3e-4][g][1] for g in ("easy", "hard"))),
+                 "F = 2 {:.3f} ± {:.3f}, the best fixed network".format(
+                     *measured.mean_se(list(measured.fixed_ladder(data["act"])[2].values())))):
+        assert part in row[0], part
+    for against, words in (("ladder", "read at ACT's N"), ("random", "against the random schedule")):
+        means = sorted(round(v["mean"], 3) for v in skewed.claim(data, against).values())
+        span = f"{means[-1]:.3f} to {means[0]:.3f}".replace("-", "−")
+        assert f"{words} {span}" in row[0]
