@@ -1270,7 +1270,7 @@ def test_notebook_15_quotes_the_chains_and_extrapolation_as_committed():
     chains = ut.summarise(ut.read("compute")[0])
     act, depth2 = chains["ACT tau=0.01"], chains["fixed D=2"]
     assert act["seeds"] == 3 and act["sequence_error"][2] == 0
-    assert (f"makes {act['steps'][0]:.2f} layer applications per position on average and gets every held-out row right "
+    assert (f"makes {act['mean_N'][0]:.2f} layer applications per position on average and gets every held-out row right "
             f"on all three seeds; fixed depth 2, which makes 2, still errs on {depth2['sequence_error'][0]:.1%} of rows") in text
     from act_experiments.experiments import measured
     q = measured.quoted(ut.random_claim(ut.read("random")[0]))

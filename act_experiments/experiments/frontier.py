@@ -143,10 +143,10 @@ def chains_control():
         if r["kind"] == "fixed":
             ladder.setdefault(r["depth"], {})[r["seed"]] = r["sequence_error"]
         elif r["kind"] == "act":
-            act.setdefault(r["tau"], []).append((r["seed"], r["steps"], r["sequence_error"]))
+            act.setdefault(r["tau"], []).append((r["seed"], r["mean_N"], r["sequence_error"]))
     random = chains_random()
     if random is not None:
-        random = {0.01: sorted((r["seed"], r["steps"], r["sequence_error"]) for r in random if r["entry"] == "random depths")}
+        random = {0.01: sorted((r["seed"], r["mean_N"], r["sequence_error"]) for r in random if r["entry"] == "random depths")}
     return {"title": "pointer chains (Universal Transformer)", "sweeps": ["universal_transformer/compute.csv"]
             + (["universal_transformer/random.csv"] if random else []),
             "unit": "layer applications per position",
