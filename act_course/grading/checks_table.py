@@ -22,7 +22,7 @@ import ast
 import json
 import re
 
-from .judge import cell_role
+from .lesson import cell_role
 from .registry import judged_ids
 
 LIVE = "reads the network trained live in the learner's kernel"

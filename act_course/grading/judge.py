@@ -52,7 +52,7 @@ from .exchange import AnswerError, Earlier, Read, encode, exchange, one_line, pl
     read_outputs, returned
 from ..course import answered
 from .guard import PACKAGES
-from .lesson import needed, without_unread_imports
+from .lesson import cell_role, needed, without_unread_imports
 from .seal import repository_entries
 
 __all__ = ["AnswerError", "BY_ITS_TESTS", "Earlier", "Judged", "Read", "Verdict", "Wrong", "answer_names", "as_int",
@@ -350,15 +350,6 @@ def _noted(notes, joint):
         return ""
     return joint + one_line("note: in your cells, " + "; ".join(notes) + " (the other statements ran; "
                             "a check loses its points only when its calls fail)", 600)
-
-
-def cell_role(cell):
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    if meta.get("solution") and not meta.get("grade"):
-        return "solution"
-    if meta.get("grade") and not meta.get("solution"):
-        return "check"
-    return None
 
 
 # ------------------------------------------------------------------------------ the comparisons

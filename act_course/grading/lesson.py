@@ -15,6 +15,16 @@ import re
 SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION.*?### END SOLUTION[^\n]*", flags=re.S | re.M)
 
 
+def cell_role(cell):
+    """"solution" for an answer cell, "check" for a graded check cell, None for the lesson's own."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    if meta.get("solution") and not meta.get("grade"):
+        return "solution"
+    if meta.get("grade") and not meta.get("solution"):
+        return "check"
+    return None
+
+
 def source(cell):
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 

@@ -11,7 +11,8 @@ from act_experiments.files import ROOT
 from . import (exercises_01, exercises_02, exercises_03, exercises_03b, exercises_04, exercises_06, exercises_07,
                exercises_08, exercises_09, exercises_10, exercises_11, exercises_12, exercises_14, replay)
 from .exchange import one_line
-from .judge import BY_ITS_TESTS, TIMEOUT, Verdict, _noted, cell_role, judge_cell, read_answers
+from .judge import BY_ITS_TESTS, TIMEOUT, Verdict, _noted, judge_cell, read_answers
+from .lesson import cell_role
 
 JUDGED = {"01_forward_pass": exercises_01.JUDGED, "02_binary_flag": exercises_02.JUDGED,
           "03_backprop_remainder": exercises_03.JUDGED, "03b_write_your_own_act": exercises_03b.JUDGED,

@@ -24,18 +24,9 @@ import subprocess
 import sys
 
 from .exchange import decode, encode, one_line
-from .lesson import needed, release_form, source, without_unread_imports
+from .lesson import cell_role, needed, release_form, source, without_unread_imports
 
 CHECK_SECONDS = 120      # one check cell's tests, the lesson's cells before it included
-
-
-def cell_role(cell):
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    if meta.get("solution") and not meta.get("grade"):
-        return "solution"
-    if meta.get("grade") and not meta.get("solution"):
-        return "check"
-    return None
 
 
 def job(source_nb, values):
