@@ -49,8 +49,9 @@ def test_a_warning_is_a_note_not_a_failure():
 
 # the release's side of every judged notebook is graded by nbgrader in tests/test_graded_course.py (the
 # untouched release scores nothing); here, that of one notebook of each kind: values (01), pieces of ACT
-# written by hand (03b), and a gradient by hand without PyTorch (12)
-RELEASE_HERE = ("01_forward_pass", "03b_write_your_own_act", "12_attention_pondernet")
+# written by hand (03b), a gradient by hand without PyTorch (12), and functions checked against the
+# course's frontier and SciPy (15, a second)
+RELEASE_HERE = ("01_forward_pass", "03b_write_your_own_act", "12_attention_pondernet", "15_when_adapting_pays")
 
 
 @pytest.mark.slow

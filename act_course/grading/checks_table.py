@@ -51,7 +51,6 @@ REASONS = {
     "13/ex2-check": VALUES,
     "13/ex3-check": (FUNCTION, "the check also calls it on the halting steps of the encoder trained live"),
     "14/ex3-check": VALUES, "14/ex3-check-b": VALUES,
-    "15/ex1-check": FUNCTION, "15/ex2-check": FUNCTION, "15/ex3-check": FUNCTION,
 }
 
 ANSWERED = re.compile(r"\banswered\(([^)]*)\)")

@@ -18,8 +18,8 @@ warns, a module-level lambda, a constant ``DTYPE``, ``scipy.special.expit``, a h
 the learner's own, ``scipy.special.xlogy`` in 12, ``halting_weights`` in a cell of the learner's
 own in 01. 01's own attacks on the judge (frames emptied of calls, a forged result) are in
 ``ATTACKS``; ``JUDGE_ONLY``: those of 02 and 03 (the library called, or kept in a default argument,
-where the task is to write it; inf sent back as a value) and an honest deep copy in 02, run
-through the judge alone.
+where the task is to write it; inf sent back as a value), an honest deep copy in 02, and 15's
+course hull and honest variants (a helper of the learner's own, SciPy), run through the judge alone.
 """
 
 import json
@@ -34,6 +34,7 @@ NB_02 = "02_binary_flag"
 NB_03 = "03_backprop_remainder"
 NB_09 = "09_characters"
 NB_14 = "14_convnet_aig"
+NB_15 = "15_when_adapting_pays"
 
 
 def notebook_path(stem):
@@ -462,5 +463,34 @@ def position_in_word(codes):
     for match in re.finditer(r"[A-Za-z]+", text):
         out[match.start():match.end()] = np.arange(1, match.end() - match.start() + 1)
     return out
+"""}, "full"),
+    Submission("15's lower_hull calls the course's frontier.lower_hull", NB_15, {"ex1-solution": """
+def lower_hull(points):
+    return frontier.lower_hull(points)
+"""}, "none"),
+    Submission("15's answers with a helper in a cell of the learner's own, no np.interp, scipy's binomtest", NB_15, {
+        "ex1-added": "def turns_up(a, b, p):\n    return (b[1] - a[1]) * (p[0] - a[0]) < (p[1] - a[1]) * (b[0] - a[0])\n",
+        "ex1-solution": """
+def lower_hull(points):
+    hull = []
+    for p in sorted({(float(x), float(y)) for x, y in points}):
+        if not hull or hull[-1][0] != p[0]:
+            while len(hull) >= 2 and not turns_up(hull[-2], hull[-1], p):
+                hull.pop()
+            hull.append(p)
+    return [list(v) for v in hull]
+""", "ex2-solution": """
+def shows_adaptation(point, hull, margin):
+    N, error = point
+    for (xa, ya), (xb, yb) in zip(hull, hull[1:]):
+        if xa <= N <= xb:
+            return error + margin <= ya + (yb - ya) * (N - xa) / (xb - xa)
+    return False
+""", "ex3-solution": """
+from scipy.stats import binomtest
+def paired_sign_p(a, b):
+    d = np.subtract(a, b)
+    n = int(np.count_nonzero(d))
+    return binomtest(int((d < 0).sum()), n, alternative="greater").pvalue if n else 1.0
 """}, "full"),
 ]
