@@ -240,7 +240,8 @@ def test_an_exception_while_judging_scores_the_cell_0_in_one_line():
 def test_a_judge_that_cannot_run_fails_every_judged_check():
     nb = json.loads((ROOT / "notebooks" / "12_attention_pondernet.ipynb").read_text(encoding="utf-8"))
     found = judged.failed_all(nb, "12_attention_pondernet", RuntimeError("boom"))
-    assert list(found) == ["ex2-check"] and not found["ex2-check"].passed and "boom" in found["ex2-check"].text
+    assert list(found) == ["ex1-check", "ex2-check", "ex3-check"]
+    assert not any(v.passed for v in found.values()) and all("boom" in v.text for v in found.values())
 
 
 @pytest.mark.slow
@@ -286,3 +287,36 @@ def test_the_lesson_cells_run_are_those_a_later_cell_reads():
     assert needed(codes, {5}) == [0, 1, 3, 5]
     assert "torch" not in without_unread_imports([codes[k] for k in (0, 1, 3, 5)], {0, 1, 2})[0]
     assert release_form("a = None\n### BEGIN SOLUTION\na = 1\n### END SOLUTION\n") == "a = None\npass\n"
+
+
+# 12's exercises 1 and 3 are values, decided by their check cells in the judge's process: one run
+# of the judge, an attack on exercise 1 beside an honest answer to exercise 3 (each check stands alone)
+EQUAL_TO_ANYTHING = """
+class _Equal(float):
+    def __eq__(self, other):
+        return True
+    __hash__ = float.__hash__
+    def __sub__(self, other):
+        return 0.0
+    __rsub__ = __sub__
+p_pondernet = [0.2, 0.4, 0.1, 0.3]
+steps_pondernet = median_step = p_beyond_2 = _Equal(0.0)
+"""
+
+
+def test_12s_values_that_equal_anything_score_0_and_a_helper_of_ones_own_full_marks():
+    """In the kernel, _Equal passes ``median_step == want_median`` and ``abs(p_beyond_2 - want) < 1e-9``;
+    the judge's channel sends back numbers only. Exercise 3 finds lambda_p with ``pn`` through a
+    helper in a cell of the learner's own, and ``np.interp`` on a grid (SciPy in 12 is 12's exercise 2's
+    honest variant)."""
+    found = verdicts(attacks.Submission("values that equal anything on 12's exercise 1; a helper on exercise 3",
+                                        attacks.NB_12, {"ex1-solution": EQUAL_TO_ANYTHING,
+                                                        "ex3-added": "def prior_mean(lam, N=10):\n"
+                                                                     "    return float(pn.expected_steps(pn.geometric_prior(lam, N)))\n",
+                                                        "ex3-solution": "grid = np.linspace(0.2, 0.5, 301)\n"
+                                                                        "means = [prior_mean(lam) for lam in grid]\n"
+                                                                        "lambda_p_3 = np.interp(3.0, means[::-1], grid[::-1])\n"},
+                                        "mixed"))
+    assert sorted(found) == ["ex1-check", "ex3-check"]
+    assert not found["ex1-check"].passed and "E[n] = sum_n n p_n is not 0.0" in found["ex1-check"].text
+    assert found["ex3-check"].passed and "mean 3.000 steps" in found["ex3-check"].text, found["ex3-check"].text
