@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_course.grading import attacks, exchange, judge
+from act_course.grading import attacks, exchange, judge, submissions
 from act_course.grading import registry as judged
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -290,29 +290,18 @@ def test_the_lesson_cells_run_are_those_a_later_cell_reads():
 
 
 # 12's exercises 1 and 3 are values, decided by their check cells in the judge's process: one run
-# of the judge, an attack on exercise 1 beside an honest answer to exercise 3 (each check stands alone)
-EQUAL_TO_ANYTHING = """
-class _Equal(float):
-    def __eq__(self, other):
-        return True
-    __hash__ = float.__hash__
-    def __sub__(self, other):
-        return 0.0
-    __rsub__ = __sub__
-p_pondernet = [0.2, 0.4, 0.1, 0.3]
-steps_pondernet = median_step = p_beyond_2 = _Equal(0.0)
-"""
+# of the judge, an attack on exercise 1 beside an honest answer to exercise 3 (each check stands alone;
+# the same attack, an input transformer and SciPy run under nbgrader, in attacks.IN_KERNEL)
 
 
 def test_12s_values_that_equal_anything_score_0_and_a_helper_of_ones_own_full_marks():
-    """In the kernel, _Equal passes ``median_step == want_median`` and ``abs(p_beyond_2 - want) < 1e-9``;
-    the judge's channel sends back numbers only. Exercise 3 finds lambda_p with ``pn`` through a
-    helper in a cell of the learner's own, and ``np.interp`` on a grid (SciPy in 12 is 12's exercise 2's
-    honest variant)."""
+    """In the kernel, submissions.EQUAL_12's numbers pass ``median_step == want_median`` and
+    ``abs(p_beyond_2 - want) < 1e-9``; the judge's channel sends back numbers only. Exercise 3 finds lambda_p with ``pn`` through a
+    helper in a cell of the learner's own, and ``np.interp`` on a grid (SciPy's brentq, with the
+    same helper, is graded by nbgrader in attacks.IN_KERNEL)."""
     found = verdicts(attacks.Submission("values that equal anything on 12's exercise 1; a helper on exercise 3",
-                                        attacks.NB_12, {"ex1-solution": EQUAL_TO_ANYTHING,
-                                                        "ex3-added": "def prior_mean(lam, N=10):\n"
-                                                                     "    return float(pn.expected_steps(pn.geometric_prior(lam, N)))\n",
+                                        attacks.NB_12, {"ex1-solution": submissions.EQUAL_12,
+                                                        "ex3-added": submissions.PRIOR_MEAN,
                                                         "ex3-solution": "grid = np.linspace(0.2, 0.5, 301)\n"
                                                                         "means = [prior_mean(lam) for lam in grid]\n"
                                                                         "lambda_p_3 = np.interp(3.0, means[::-1], grid[::-1])\n"},
