@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from act_course.grading import attacks, exchange, judge
+from act_course.grading import attacks, exchange, judge, submissions
 from act_course.grading import registry as judged
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,7 +241,8 @@ def test_an_exception_while_judging_scores_the_cell_0_in_one_line():
 def test_a_judge_that_cannot_run_fails_every_judged_check():
     nb = json.loads((ROOT / "notebooks" / "12_attention_pondernet.ipynb").read_text(encoding="utf-8"))
     found = judged.failed_all(nb, "12_attention_pondernet", RuntimeError("boom"))
-    assert list(found) == ["ex2-check"] and not found["ex2-check"].passed and "boom" in found["ex2-check"].text
+    assert list(found) == ["ex1-check", "ex2-check", "ex3-check"]
+    assert not any(v.passed for v in found.values()) and all("boom" in v.text for v in found.values())
 
 
 @pytest.mark.slow
@@ -287,3 +288,25 @@ def test_the_lesson_cells_run_are_those_a_later_cell_reads():
     assert needed(codes, {5}) == [0, 1, 3, 5]
     assert "torch" not in without_unread_imports([codes[k] for k in (0, 1, 3, 5)], {0, 1, 2})[0]
     assert release_form("a = None\n### BEGIN SOLUTION\na = 1\n### END SOLUTION\n") == "a = None\npass\n"
+
+
+# 12's exercises 1 and 3 are values, decided by their check cells in the judge's process: one run
+# of the judge, an attack on exercise 1 beside an honest answer to exercise 3 (each check stands alone;
+# the same attack, an input transformer and SciPy run under nbgrader, in attacks.IN_KERNEL)
+
+
+def test_12s_values_that_equal_anything_score_0_and_a_helper_of_ones_own_full_marks():
+    """In the kernel, submissions.EQUAL_12's numbers pass ``median_step == want_median`` and
+    ``abs(p_beyond_2 - want) < 1e-9``; the judge's channel sends back numbers only. Exercise 3 finds lambda_p with ``pn`` through a
+    helper in a cell of the learner's own, and ``np.interp`` on a grid (SciPy's brentq, with the
+    same helper, is graded by nbgrader in attacks.IN_KERNEL)."""
+    found = verdicts(attacks.Submission("values that equal anything on 12's exercise 1; a helper on exercise 3",
+                                        attacks.NB_12, {"ex1-solution": submissions.EQUAL_12,
+                                                        "ex3-added": submissions.PRIOR_MEAN,
+                                                        "ex3-solution": "grid = np.linspace(0.2, 0.5, 301)\n"
+                                                                        "means = [prior_mean(lam) for lam in grid]\n"
+                                                                        "lambda_p_3 = np.interp(3.0, means[::-1], grid[::-1])\n"},
+                                        "mixed"))
+    assert sorted(found) == ["ex1-check", "ex3-check"]
+    assert not found["ex1-check"].passed and "E[n] = sum_n n p_n is not 0.0" in found["ex1-check"].text
+    assert found["ex3-check"].passed and "mean 3.000 steps" in found["ex3-check"].text, found["ex3-check"].text

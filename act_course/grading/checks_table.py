@@ -46,7 +46,6 @@ REASONS = {
     "09/ex3-check": COMMITTED,
     "09/ex4-check-b": (LIVE, "`rho` comes from section 3's run of the network trained in section 2"),
     "11/ex1-check": (FUNCTION, "its inputs are PyTorch pieces"), "11/ex2-check": VALUES, "11/ex3-check": VALUES,
-    "12/ex1-check": VALUES, "12/ex3-check": VALUES,
     "13/ex1-check": (FUNCTION, "the check also calls it on the halting steps of the encoder trained live"),
     "13/ex2-check": VALUES,
     "13/ex3-check": (FUNCTION, "the check also calls it on the halting steps of the encoder trained live"),

@@ -1,8 +1,16 @@
-"""The judge's check for notebook 12, exercise 2: ``kl_logit_gradient`` by hand, NumPy only.
+"""The judge's checks for notebook 12 (ACT as attention, and PonderNet).
 
-The answer runs with NumPy alone: the course's packages and PyTorch (autograd with it) are out of
-reach. The references are autograd's gradients through ``act_beyond.pondernet.kl_divergence``,
-computed here, on halting distributions drawn at grading time.
+Exercise 2's ``kl_logit_gradient`` is the KL term's gradient by hand, so it runs as 03b's pieces
+do (``by_hand``): with NumPy alone, without the lesson, the course's packages and PyTorch
+(autograd with it) out of reach. The references are autograd's gradients through
+``act_beyond.pondernet.kl_divergence``, computed here, on halting distributions drawn at grading
+time. Exercises 1 and 3 are values worked out from the notebook's fixed inputs (PonderNet's
+halting probabilities, the prior's mean; ``BY_ITS_TESTS``): the answer's process sends back the
+values, and the check cells' own tests decide in the judge's process (replay.py), against
+``pn.generalised_geometric``, ``pn.choose_halting_step`` and ``pn.geometric_prior`` run there.
+Those answers may use ``pn`` (the exercise's hint does) and PyTorch: the answer's process gets
+read-only copies of ``act_beyond`` and of the two packages it imports, ``act_torch`` and
+``act_numpy``.
 """
 
 import numpy as np
@@ -10,9 +18,10 @@ import torch
 
 from act_beyond import pondernet as pn
 from .exchange import returned
-from .judge import Judged, Wrong, same, shaped
+from .judge import BY_ITS_TESTS, Judged, by_hand, same, shaped
 
 
+@by_hand
 def ex2(rng):
     """kl_logit_gradient against autograd through pn.kl_divergence, N = 1 to 10."""
     calls, refs = [], []
@@ -41,8 +50,11 @@ def ex2(rng):
 
 JUDGED = Judged(
     allowed={2: ()},
-    checks={"ex2-check": ex2},
-    why="this exercise asks for the gradient by hand, with NumPy: the course's code and PyTorch "
-        "(autograd with it) are out of reach",
+    checks={"ex1-check": BY_ITS_TESTS, "ex2-check": ex2, "ex3-check": BY_ITS_TESTS},
+    why="exercise 2 asks for the gradient by hand, with NumPy: the course's code and PyTorch (autograd with "
+        "it) are out of reach there; exercises 1 and 3 may use act_beyond, act_torch and act_numpy, not the "
+        "rest of the course",
     modules={"np": "numpy", "numpy": "numpy", "math": "math", "torch": "torch", "F": "torch.nn.functional"},
+    library=("act_numpy", "act_torch", "act_beyond"),
+    torch=True,
 )

@@ -60,7 +60,7 @@ def decide(source_nb, values, timeout):
     missing = set(values) - {c["check"] for c in cells if "check" in c}
     found = {g: (False, "the course's source of this notebook has no such check cell", "KeyError") for g in missing}
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg",
-               ACT_SAVE_FIGURES="0")
+               ACT_SAVE_FIGURES="0")        # matplotlib, where a cell imports it, draws off screen
     try:
         done = subprocess.run([sys.executable, "-m", "act_course.grading.replay"], input=json.dumps(cells).encode(),
                               capture_output=True, timeout=timeout, env=env)
@@ -121,8 +121,6 @@ def main():
     cells = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     channel = os.dup(1)                     # the verdicts' way out; what the cells print goes nowhere
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-    import matplotlib
-    matplotlib.use("Agg")
     data = json.dumps(run(cells)).encode("utf-8")
     while data:
         data = data[os.write(channel, data):]

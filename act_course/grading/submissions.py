@@ -13,7 +13,8 @@ reach the source's solution where the seal must refuse it (the course folder, th
 through ``act_numpy.__file__``, ``!cat``, ``gradebook.db``, descriptor-relative bytes paths from a
 package folder or through the venv to .git), and a result published before each check's error,
 which must score 0 all the same (01 is judged outside the kernel now, and these run in its answer
-process too). ``HONEST``: a cumsum-based halting, ``sigmoid`` where the task allows it, code that
+process too); and on 12's exercises 1 and 3, judged now as values, numbers that equal anything, an
+input transformer, and SciPy with a helper of one's own, which must score full marks. ``HONEST``: a cumsum-based halting, ``sigmoid`` where the task allows it, code that
 warns, a module-level lambda, a constant ``DTYPE``, ``scipy.special.expit``, a helper in a cell of
 the learner's own, ``scipy.special.xlogy`` in 12, ``halting_weights`` in a cell of the learner's
 own in 01. 01's own attacks on the judge (frames emptied of calls, a forged result) are in
@@ -333,6 +334,36 @@ def source_answer(stem, grade_id):
 
 IN_KERNEL.append(Submission("01's own solution, checked in the sealed kernel", NB_01,
                             {"ex1-solution": source_answer(NB_01, "ex1-solution")}, "full"))
+
+# 12's exercises 1 and 3 were checked in the kernel; they are judged now, values read back by name:
+# numbers that equal anything (they pass the check cell's == and abs(a - b) < tol in a kernel), the
+# input transformer that still scored there, and an honest answer with SciPy and a helper of one's own
+EQUAL_12 = """
+class _Equal(float):
+    def __eq__(self, other):
+        return True
+    __hash__ = float.__hash__
+    def __sub__(self, other):
+        return 0.0
+    __rsub__ = __sub__
+p_pondernet = [0.2, 0.4, 0.1, 0.3]
+steps_pondernet = median_step = p_beyond_2 = _Equal(0.0)
+"""
+PRIOR_MEAN = "def prior_mean(lam, N=10):\n    return float(pn.expected_steps(pn.geometric_prior(lam, N)))\n"
+IN_KERNEL += [
+    Submission("values that equal anything, on 12's exercise 1", NB_12, {"ex1-solution": EQUAL_12}, "none", by_seal=False),
+    Submission("an IPython input transformer that wraps later cells in try/except, on 12's exercise 3", NB_12,
+               {"ex3-solution": '''
+def _silence(lines):
+    return ["try:\\n"] + ["    " + line for line in lines] + ["\\nexcept BaseException:\\n    pass\\n"]
+get_ipython().input_transformers_cleanup.append(_silence)
+lambda_p_3 = 0.5
+'''}, "none", by_seal=False),
+    Submission("SciPy's brentq and a helper of one's own, on 12's exercise 3", NB_12, {
+        "ex3-added": PRIOR_MEAN,
+        "ex3-solution": "from scipy.optimize import brentq\nlambda_p_3 = brentq(lambda lam: prior_mean(lam) - 3.0, 0.01, 0.99)\n"},
+               "full"),
+]
 
 HONEST = [
     Submission("a cumsum-based halting", NB_03B, {"ex1-solution": HALTING_HEAD + '''    h = np.asarray(h, dtype=float)[:max_ponder]
