@@ -21,7 +21,8 @@ from pathlib import Path
 from act_course.grading.nbgrader_run import ASSIGNMENT, autograde, cell_error, nbgrader, setup_course
 from act_course.upkeep.setup_cells import opening_cells
 
-from .submissions import (ATTACKS, HALTING_HEAD, HONEST, IN_KERNEL, JUDGE_ONLY, KL_HEAD, NB_01, NB_02,  # noqa: F401
+from .judged_alone import JUDGE_ONLY  # noqa: F401
+from .submissions import (ATTACKS, HALTING_HEAD, HONEST, IN_KERNEL, KL_HEAD, NB_01, NB_02,  # noqa: F401
                           NB_03, NB_03B, NB_12, WRONG_HALTING, Submission, notebook_path, source_answer)
 
 ADDED = "-added"         # a cell the learner adds, right before the answer cell of the same exercise

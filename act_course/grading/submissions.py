@@ -18,9 +18,7 @@ input transformer, and SciPy with a helper of one's own, which must score full m
 warns, a module-level lambda, a constant ``DTYPE``, ``scipy.special.expit``, a helper in a cell of
 the learner's own, ``scipy.special.xlogy`` in 12, ``halting_weights`` in a cell of the learner's
 own in 01. 01's own attacks on the judge (frames emptied of calls, a forged result) are in
-``ATTACKS``; ``JUDGE_ONLY``: those of 02 and 03 (the library called, or kept in a default argument,
-where the task is to write it; inf sent back as a value), an honest deep copy in 02, and 15's
-course hull and honest variants (a helper of the learner's own, SciPy), run through the judge alone.
+``ATTACKS``; those run through the judge alone, without nbgrader, are in ``judged_alone``.
 """
 
 import json
@@ -430,7 +428,7 @@ HONEST += [
 # 01-04 are judged outside the kernel too (their answers after the lesson's cells they need, with
 # act_numpy beside them): the attacks on the judge itself, and honest answers that use the library
 # or a cell of the learner's own. Those on 01 run under nbgrader with the rest; those on 02 and 03,
-# which would each add an nbgrader course of their own, through the judge alone (JUDGE_ONLY,
+# which would each add an nbgrader course of their own, through the judge alone (judged_alone.py,
 # tests/test_judge.py).
 WRONG_01 = """
 N_pred, p_pred, N_cap, p_cap = 1, [1.0], 1, [1.0]
@@ -459,69 +457,4 @@ HONEST += [
         "ex2-solution": source_answer(NB_01, "ex2-solution").replace(
             "N = int(halting_weights(h, epsilon=epsilon, max_ponder=max_ponder)[0][0])",
             "N = first_N(h, epsilon, max_ponder)")}, "full"),
-]
-JUDGE_ONLY = [
-    Submission("03's eq19_gradient calls halting_backward", NB_03, {"ex4-solution": """
-def eq19_gradient(ds_t, S, N, tau):
-    return halting_backward(np.einsum("bh,bnh->bn", ds_t, S), np.full(len(N), tau), N)
-"""}, "none"),
-    Submission("03's eq19_gradient keeps halting_backward in a default argument", NB_03, {"ex4-solution": """
-def eq19_gradient(ds_t, S, N, tau, backward=halting_backward):
-    return backward(np.einsum("bh,bnh->bn", ds_t, S), np.full(len(N), tau), N)
-"""}, "none"),
-    Submission("02's rate = inf to crash the judge", NB_02, {"ex3-solution": """
-rate, radius_Ws, radius_J = float("inf"), float("inf"), float("inf")
-"""}, "none"),
-    Submission("02's P_nopush made from a deep copy", NB_02, {"ex2-solution": """
-import copy
-P_nopush = copy.deepcopy(P)
-P_nopush["W_x"][:-1] -= P_nopush["W_x"][:-1].mean(axis=0)
-"""}, "full"),
-]
-JUDGE_ONLY += [
-    Submission("14's st_gradient through autograd", NB_14, {"ex1-solution": """
-import torch
-def st_gradient(logits, noise, temperature=1.0):
-    beta = torch.tensor(logits, dtype=torch.float64, requires_grad=True)
-    y = torch.softmax((beta + torch.tensor(noise)) / temperature, dim=1)[:, 1]
-    return torch.autograd.grad(y.sum(), beta)[0].numpy()
-"""}, "none"),
-    Submission("09's position_in_word with a regular expression", NB_09, {"ex4-solution": """
-import re
-def position_in_word(codes):
-    text = bytes(int(c) for c in codes).decode("latin-1")
-    out = np.zeros(len(text), dtype=int)
-    for match in re.finditer(r"[A-Za-z]+", text):
-        out[match.start():match.end()] = np.arange(1, match.end() - match.start() + 1)
-    return out
-"""}, "full"),
-    Submission("15's lower_hull calls the course's frontier.lower_hull", NB_15, {"ex1-solution": """
-def lower_hull(points):
-    return frontier.lower_hull(points)
-"""}, "none"),
-    Submission("15's answers with a helper in a cell of the learner's own, no np.interp, scipy's binomtest", NB_15, {
-        "ex1-added": "def turns_up(a, b, p):\n    return (b[1] - a[1]) * (p[0] - a[0]) < (p[1] - a[1]) * (b[0] - a[0])\n",
-        "ex1-solution": """
-def lower_hull(points):
-    hull = []
-    for p in sorted({(float(x), float(y)) for x, y in points}):
-        if not hull or hull[-1][0] != p[0]:
-            while len(hull) >= 2 and not turns_up(hull[-2], hull[-1], p):
-                hull.pop()
-            hull.append(p)
-    return [list(v) for v in hull]
-""", "ex2-solution": """
-def shows_adaptation(point, hull, margin):
-    N, error = point
-    for (xa, ya), (xb, yb) in zip(hull, hull[1:]):
-        if xa <= N <= xb:
-            return error + margin <= ya + (yb - ya) * (N - xa) / (xb - xa)
-    return False
-""", "ex3-solution": """
-from scipy.stats import binomtest
-def paired_sign_p(a, b):
-    d = np.subtract(a, b)
-    n = int(np.count_nonzero(d))
-    return binomtest(int((d < 0).sum()), n, alternative="greater").pvalue if n else 1.0
-"""}, "full"),
 ]
