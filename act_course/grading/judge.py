@@ -27,8 +27,8 @@ before it), not its stderr. Warnings an answer raises are reported as a note, no
 ``act_course.grading.registry.judge_notebook`` runs the same judge on a notebook outside nbgrader (the
 tests use it).
 
-Each judged notebook is a ``Judged`` (act_course.grading.registry.JUDGED lists them; exercises_01,
-02, 03, 03b, 04 and 12 write them): the exercises' allowed pieces (the table in docs/teaching.md,
+Each judged notebook is a ``Judged`` (act_course.grading.registry.JUDGED lists them; the modules
+exercises_<notebook>.py write them): the exercises' allowed pieces (the table in docs/teaching.md,
 "Writing ACT means writing it", says the same; a test holds them together), the names handed in,
 the course packages the answers may use (``library``: 01-04 use ``act_numpy``), and for each
 check cell either a function that draws inputs and returns the calls to make with a ``verify``
