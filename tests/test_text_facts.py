@@ -1245,7 +1245,6 @@ def test_the_skewed_parity_pilot_is_quoted_as_committed():
 
 def test_notebook_15_quotes_the_measured_verdicts_and_the_ladder():
     from act_experiments.experiments import measured
-    from act_experiments.sweeps.reading import load_sweep
     text = re.sub(r"\s+", " ", markdown("15_"))
     for task in ("parity", "addition"):
         m = measured.load(task)
@@ -1258,10 +1257,12 @@ def test_notebook_15_quotes_the_measured_verdicts_and_the_ladder():
     three = measured.fixed_ladder(parity["act"])[3]
     assert len(stuck) == 2 and "two of the eight ACT networks take more than five updates" in text
     assert max(three.values()) < 0.05 and "every fixed network of three updates ends below 0.05 error" in text
-    logic = {"measured": measured.MEASURED["logic"], "act": load_sweep(measured.MEASURED["logic"].act, tables=())}
+    logic = measured.load("logic")
     low, high = (measured.verdict(logic, "ladder", tau=tau) for tau in (1e-3, 1e-2))
     assert low["verdict"] == high["verdict"] == "refuted" and "goes against ACT at both τ" in text
-    assert f"ACT lower on {low['wins']} of {len(low['seeds'])} seeds" in text and high["wins"] == 0
+    assert f"ACT lower on {low['wins']} of {len(low['seeds'])} seeds against the ladder" in text and high["wins"] == 0
+    drawn = measured.verdict(logic, "random", tau=1e-2)
+    assert drawn["verdict"] == "refuted" and drawn["wins"] == 0 and "errs less than ACT on every seed" in text
 
 
 def test_notebook_15_quotes_the_chains_and_extrapolation_as_committed():
@@ -1381,3 +1382,34 @@ def test_the_readme_row_of_skewed_parity_says_what_the_docs_say():
         means = sorted(round(v["mean"], 3) for v in skewed.claim(data, against).values())
         span = f"{means[-1]:.3f} to {means[0]:.3f}".replace("-", "−")
         assert f"{words} {span}" in row[0]
+
+
+def test_logic_measured_at_both_tau_is_quoted_as_committed():
+    """docs/logic.md, notebook 06 and the README on logic's measured control: both τ, both comparisons."""
+    from act_experiments.experiments import measured
+    from act_experiments.sweeps.reading import by_seed, random_key
+    m = measured.load("logic")
+    doc = " ".join((ROOT / "docs" / "logic.md").read_text(encoding="utf-8").split())
+    notebook = " ".join(markdown("06_").split())
+    row = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+           if "`results/logic_gates10_measured_random`" in line]
+    assert len(row) == 1
+    for tau in (1e-3, 1e-2):
+        for against in ("random", "ladder"):
+            v = measured.verdict(m, against, tau=tau)
+            q = measured.quoted(v)
+            assert v["verdict"] == "refuted"
+            for key in ("difference", "interval", "t_p", "sign", "sign_p"):
+                assert q[key] in doc and q[key] in notebook, (tau, against, key)
+            for line in q["rows"]:
+                assert line in doc, (tau, against, line)
+            assert q["difference"] in row[0]
+        N = by_seed(m["act"], tau, "mean_N")
+        assert f"{min(N.values()):.1f}–{max(N.values()):.1f}" in row[0]
+    # "the random schedule better on every seed" at τ = 1e-2, and the ladder's best rung
+    act, drawn = by_seed(m["act"], 1e-2), by_seed(m["random"], random_key(1e-2))
+    assert all(drawn[s] < act[s] for s in act) and "the random schedule better on every seed" in row[0]
+    ladder = {F: np.mean(list(e.values())) for F, e in measured.fixed_ladder(m["act"]).items()}
+    best = min(ladder, key=ladder.get)
+    assert best == 10 and "the ladder's best rung, F = 10, is ahead of all of them" in doc
+    assert "17.5 to 19.6 updates" in doc and all(17.5 <= round(n, 1) <= 19.6 for n in by_seed(m["act"], 1e-3, "mean_N").values())

@@ -55,7 +55,7 @@ class Measured:
 MEASURED = {
     "parity": Measured("parity16_measured", "parity16_measured_random", 1e-3),
     "addition": Measured("addition_3digit_measured", "addition_3digit_measured_random", 0.1),
-    # registered, to be run: logic's second τ, 1e-2, is tested on its own (verdict(m, tau=0.01))
+    # logic's second τ, 1e-2, is tested on its own (verdict(m, tau=0.01))
     "logic": Measured("logic_gates10_measured", "logic_gates10_measured_random", 1e-3),
     "sort": Measured("sort_len8_measured", "sort_len8_measured_random", 1e-4),
 }
