@@ -205,14 +205,21 @@ def plot_measured(m):
     return fig
 
 
-def _updates_panel(ax, m, tau):
-    rungs = fixed_ladder(m["act"])
+def draw_ladder(ax, sweep, label):
+    """The fixed ladder of ``sweep`` on ``ax``: its mean error per F with the standard error, and
+    every seed's point; returns the Fs, ascending."""
+    rungs = fixed_ladder(sweep)
     Fs = sorted(rungs)
     means = [mean_se(list(rungs[F].values())) for F in Fs]
     ax.errorbar(Fs, [v for v, _ in means], yerr=[s for _, s in means], color=FIXED_COLOUR, marker="s",
-                capsize=3, label="fixed F updates (mean ± s.e.)")
+                capsize=3, label=label)
     for F in Fs:
         ax.scatter([F] * len(rungs[F]), list(rungs[F].values()), s=10, color=FIXED_COLOUR, alpha=0.5, linewidths=0)
+    return Fs
+
+
+def _updates_panel(ax, m, tau):
+    Fs = draw_ladder(ax, m["act"], "fixed F updates (mean ± s.e.)")
     for sweep, key, colour, label in ((m["act"], tau, ACT_COLOUR, f"ACT τ = {tau:g} (bar: 10th-90th percentile of N)"),
                                       (m["random"], random_key(tau), RANDOM_COLOUR, "random schedule of its N")):
         runs = [r for r in sweep["runs"] if r["key"] == key]

@@ -31,8 +31,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy import stats as scipy_stats
 
-from act_experiments.experiments.measured import (ACT_COLOUR, FIXED_COLOUR, RANDOM_COLOUR, fixed_ladder,
-                                                  ladder_at, paired_test, quoted)
+from act_experiments.experiments.measured import (ACT_COLOUR, RANDOM_COLOUR, draw_ladder, fixed_ladder, ladder_at,
+                                                  paired_test, quoted)
 from act_experiments.figures import draw_main, save_figure
 from act_experiments.sweeps import launch
 from act_experiments.sweeps.reading import by_seed, load_sweep, random_key
@@ -186,13 +186,7 @@ def plot_skewed(data):
     """Two panels: each network's error against its measured updates per input (the ladder and no
     ACT, ACT at every τ, the random schedules), and ACT's mean N by the number of non-zero bits."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.4))
-    rungs = fixed_ladder(data["act"])
-    Fs = sorted(rungs)
-    means = [mean_se(list(rungs[F].values())) for F in Fs]
-    left.errorbar(Fs, [v for v, _ in means], yerr=[s for _, s in means], color=FIXED_COLOUR, marker="s",
-                  capsize=3, label="no ACT (F = 1) and fixed F (mean ± s.e.)")
-    for F in Fs:
-        left.scatter([F] * len(rungs[F]), list(rungs[F].values()), s=10, color=FIXED_COLOUR, alpha=0.5, linewidths=0)
+    draw_ladder(left, data["act"], "no ACT (F = 1) and fixed F (mean ± s.e.)")
     for tau, marker in zip(taus(data["act"]), TAU_MARKERS):
         for sweep, key, colour, name in ((data["act"], tau, ACT_COLOUR, f"ACT τ = {tau:g}"),
                                          (data["random"], random_key(tau), RANDOM_COLOUR, "its random schedule")):
