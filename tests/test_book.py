@@ -281,6 +281,7 @@ def test_no_internal_link_is_broken(book):
     assert not problems, "broken links:\n" + "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_every_page_in_the_browser(book, server, browser):
     """Console, requests, figures and equations, page by page, served from 127.0.0.1."""
     problems, pages = [], _pages()
@@ -316,6 +317,7 @@ def test_every_page_in_the_browser(book, server, browser):
     assert equations > 100 and figures > 30, (equations, figures)
 
 
+@pytest.mark.slow
 def test_pages_read_from_file_urls(book, browser):
     """A copied folder, opened from disk: the home page, a notebook and a doc, equations included."""
     problems = []
@@ -339,6 +341,7 @@ def test_pages_read_from_file_urls(book, browser):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_index_leads_to_the_first_page(book, server, browser):
     visit = Visit(browser, server, server + "index.html", follows=FIRST_PAGE)
     try:
@@ -349,6 +352,7 @@ def test_index_leads_to_the_first_page(book, server, browser):
     assert "Adaptive Computation Time" in heading, heading
 
 
+@pytest.mark.slow
 def test_the_search_box_finds_a_word(book, server, browser):
     visit = Visit(browser, server, server + "search.html?q=remainder")
     try:
@@ -363,6 +367,7 @@ def test_the_search_box_finds_a_word(book, server, browser):
     assert any("03_backprop_remainder" in h for h in hits), hits
 
 
+@pytest.mark.slow
 def test_screenshots_are_not_blank(book, server, browser):
     SHOTS.mkdir(exist_ok=True)
     for name in [FIRST_PAGE, "notebooks/01_forward_pass.html", "notebooks/05_parity.html"]:
@@ -408,6 +413,7 @@ def test_explorer_pages_stay_light(book):
             assert "act_explorers/" not in (book / name).read_text(encoding="utf-8"), name
 
 
+@pytest.mark.slow
 def test_explorers_move_in_the_browser_without_the_network(book, server, browser):
     """Each slider and select of each explorer, moved in Chromium, redraws its figure (the SVG
     changes); everything the page loads comes from the build, vega-embed from _static."""
@@ -542,6 +548,7 @@ def test_no_hidden_test_or_marker_in_any_file_of_the_book(book):
     assert not problems, "\n".join(problems[:20])
 
 
+@pytest.mark.slow
 def test_solutions_wait_behind_a_toggle_and_the_install_and_setup_cells_are_collapsed(book, server, browser):
     """Every notebook page in the browser: each solution and model answer hidden until its
     "Show solution" is clicked, no marker in the page's text, the install and setup cells' code hidden."""
