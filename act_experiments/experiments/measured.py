@@ -146,12 +146,14 @@ def verdict(m, against="random", tau=None):
 VERDICT_TEXT = {"holds": "holds", "refuted": "is refuted", "not shown": "is not shown"}
 
 
+def signed(x, fmt="+.3f"):
+    """A number with its sign, minus as "−", as the course's text writes it."""
+    return format(x, fmt).replace("-", "−")
+
+
 def quoted(v):
     """A verdict's numbers as the course's text writes them (docs, notebooks; tests/test_text_facts.py
     holds the text to these): minus signs as "−", three decimals, p-values to two figures."""
-    def signed(x):
-        return f"{x:+.3f}".replace("-", "−")
-
     lo, hi = v["interval"]
     return {"difference": f"{signed(v['mean'])} ± {v['se']:.3f}",
             "interval": f"95% interval {signed(lo)} to {signed(hi)}",

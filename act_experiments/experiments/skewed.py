@@ -32,7 +32,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from act_experiments.experiments.measured import (ACT_COLOUR, RANDOM_COLOUR, draw_ladder, fixed_ladder, ladder_at,
-                                                  paired_test, quoted)
+                                                  paired_test, quoted, signed)
 from act_experiments.figures import draw_main, save_figure
 from act_experiments.sweeps import launch
 from act_experiments.sweeps.reading import by_seed, load_sweep, random_key
@@ -138,10 +138,6 @@ def easy_and_hard(sweep, hardest_easy=2):
     return {key: {g: (e / n, N / n) for g, (e, N, n) in groups.items()} for key, groups in sums.items()}
 
 
-def _signed(x, fmt="+.2f"):
-    return format(x, fmt).replace("-", "−")
-
-
 def markdown_tables(data):
     """docs/parity.md's tables of the two sweeps, as lines of Markdown: every seed's error for the
     ladder, ACT (with its measured N) and the random schedules, claims 1 and 2 per τ with their
@@ -164,14 +160,14 @@ def markdown_tables(data):
                   "|---|---|---|---|---|---|---|"]
         for tau, v in claim(data, against).items():
             q, (lo, hi) = quoted(v), v["interval"]
-            lines.append(f"| {tau:g} | {q['difference']} | {_signed(lo, '+.3f')} to {_signed(hi, '+.3f')} | "
+            lines.append(f"| {tau:g} | {q['difference']} | {signed(lo)} to {signed(hi)} | "
                          f"{v['t_p']:.2g} ({v['t_holm']:.2g}) | {q['sign']} | {v['sign_p']:.2g} ({v['sign_holm']:.2g}) | "
                          f"{v['verdict']} |")
     lines += ["", "| τ | " + " | ".join(str(s) for s in seeds) + " | positive | mean | verdict |",
               "|---|" + "---|" * (len(seeds) + 3)]
     for tau, r in spearman(data).items():
-        lines.append(f"| {tau:g} | " + " | ".join(_signed(x) for x in r["rho"])
-                     + f" | {r['positive']} of {len(r['seeds'])} | {_signed(r['mean'])} | {r['verdict']} |")
+        lines.append(f"| {tau:g} | " + " | ".join(signed(x, "+.2f") for x in r["rho"])
+                     + f" | {r['positive']} of {len(r['seeds'])} | {signed(r['mean'], '+.2f')} | {r['verdict']} |")
     return lines
 
 
