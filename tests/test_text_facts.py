@@ -1409,6 +1409,11 @@ def test_logic_measured_at_both_tau_is_quoted_as_committed():
     # "the random schedule better on every seed" at τ = 1e-2, and the ladder's best rung
     act, drawn = by_seed(m["act"], 1e-2), by_seed(m["random"], random_key(1e-2))
     assert all(drawn[s] < act[s] for s in act) and "the random schedule better on every seed" in row[0]
+    from scipy import stats
+    v = measured.verdict(m, "random", tau=1e-2)
+    two_sided = (f"two-sided, the sign test gives p = {stats.binomtest(len(v['seeds']) - v['wins'], len(v['seeds'])).pvalue:.2g} "
+                 f"and the paired t-test p = {stats.ttest_rel(v['act'], v['other']).pvalue:.2g}")
+    assert two_sided in doc and two_sided in notebook
     ladder = {F: np.mean(list(e.values())) for F, e in measured.fixed_ladder(m["act"]).items()}
     best = min(ladder, key=ladder.get)
     assert best == 10 and "the ladder's best rung, F = 10, is ahead of all of them" in doc
