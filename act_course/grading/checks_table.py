@@ -7,10 +7,10 @@ still runs there, in one of the categories below, read from what the check cell 
 
 - ``LIVE``: it reads the network trained live in the learner's kernel, which no other process has;
   such a check stays a self-check for the learner;
-- ``FUNCTION``, ``VALUES``, ``COMMITTED``, ``MEASURED``: not yet judged. The answer is a function,
-  values worked out from the notebook's fixed numbers, values read from the committed sweeps, or
-  values measured in the kernel with the course's training loop: a judge outside the kernel could
-  decide it, and the table names it as a gap.
+- ``VALUES``, ``COMMITTED``, ``MEASURED``: not yet judged. The answer is values worked out from the
+  notebook's fixed numbers, read from the committed sweeps, or measured in the kernel with the
+  course's training loop: a judge outside the kernel could decide it, and the table names it as a
+  gap. (Every answer that is a function is judged: the judge calls it on inputs of its own.)
 
 The names that follow a reason are read from the check cell: the answer functions it calls (those
 defined in the notebook's solution cells with their body between the solution markers), then the
@@ -26,7 +26,6 @@ from .lesson import cell_role
 from .registry import judged_ids
 
 LIVE = "reads the network trained live in the learner's kernel"
-FUNCTION = "not yet judged: its answer is a function, which a judge could call on inputs of its own"
 VALUES = "not yet judged: its answer is values worked out from the notebook's fixed inputs"
 COMMITTED = "not yet judged: its answer is values read from the committed sweeps in `results/`"
 MEASURED = "not yet judged: its answer is values measured in the kernel with the course's training loop"
@@ -45,10 +44,8 @@ REASONS = {
     "09/ex2-check": (LIVE, "it runs `model`, the network trained in section 2"),
     "09/ex3-check": COMMITTED,
     "09/ex4-check-b": (LIVE, "`rho` comes from section 3's run of the network trained in section 2"),
-    "11/ex1-check": (FUNCTION, "its inputs are PyTorch pieces"), "11/ex2-check": VALUES, "11/ex3-check": VALUES,
-    "13/ex1-check": (FUNCTION, "the check also calls it on the halting steps of the encoder trained live"),
+    "11/ex2-check": VALUES, "11/ex3-check": VALUES,
     "13/ex2-check": VALUES,
-    "13/ex3-check": (FUNCTION, "the check also calls it on the halting steps of the encoder trained live"),
     "14/ex3-check": VALUES, "14/ex3-check-b": VALUES,
 }
 

@@ -17,8 +17,9 @@ end the process. So nothing it sends back is believed about itself. The judge
 
 A call is a function's name and its arguments (arrays, lists, dictionaries, numbers; ``Earlier``
 for what an earlier call returned, ``Generator`` for a NumPy generator seeded by the judge,
-``Tensor`` for a PyTorch tensor where the exercise allows PyTorch), or ``Read``: the value the
-answer cells bound to a name, for an exercise answered with values.
+``Tensor`` for a PyTorch tensor where the exercise allows PyTorch, ``Piece`` for a function the
+judge wrote, handed over as its source and compiled in the answer's process), or ``Read``: the value
+the answer cells bound to a name, for an exercise answered with values.
 """
 
 import json
@@ -66,6 +67,14 @@ class Generator:
 
 
 @dataclass
+class Piece:
+    """An argument handed to the answer as a function the judge wrote: ``source`` defines ``piece``
+    (with ``torch`` and ``np`` beside it) and is compiled in the answer's process, under a name that
+    says nothing of what it does (exercises_11.py: the halting distributions a test must tell apart)."""
+    source: str
+
+
+@dataclass
 class Read:
     """Not a call: the value the answer cells bound to ``name`` (an exercise answered with values)."""
     name: str
@@ -90,6 +99,8 @@ def encode(value):
         return {"rng": int(value.seed)}
     if isinstance(value, Tensor):
         return {"tensor": encode(np.asarray(value.array, dtype=float))}
+    if isinstance(value, Piece):
+        return {"piece": value.source}
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         kind = "f8" if array.dtype.kind == "f" else "i8" if array.dtype.kind in "iu" else "?"

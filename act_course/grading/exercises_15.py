@@ -18,7 +18,7 @@ from scipy import stats
 from act_experiments.experiments import frontier
 
 from .exchange import returned
-from .judge import Judged, Wrong
+from .judge import Judged, Wrong, truth
 
 GRID = 64                                     # coordinates drawn on multiples of 1/64: exact in floats
 EXAMPLE = [(1, 0.5), (2, 0.35), (3, 0.013), (5, 0.036), (10, 0.499)]
@@ -132,16 +132,6 @@ def adaptation_cases(rng):
     return cases
 
 
-def _verdict(value):
-    """True or False when ``value`` is one truth value (a bool, NumPy's, or 0 or 1), else None."""
-    if isinstance(value, bool):
-        return value
-    array = np.asarray(value) if isinstance(value, (int, float, np.ndarray, np.generic)) else None
-    if array is None or array.shape != () or array.dtype.kind not in "biuf" or array.item() not in (0, 1):
-        return None
-    return bool(array.item())
-
-
 def ex2(rng):
     """shows_adaptation against frontier.below, on points above, on and below frontiers drawn now."""
     cases = adaptation_cases(rng)
@@ -151,7 +141,7 @@ def ex2(rng):
     def verify(entries):
         for entry, (point, hull, margin), want in zip(entries, cases, refs, strict=True):
             got = returned(entry)
-            mine = _verdict(got)
+            mine = truth(got)
             where = f"point {_shown([point])[1:-1]}, margin {margin:g}, frontier {_shown(hull)}"
             if mine is None:
                 raise Wrong(f"shows_adaptation should return True or False, not {got!r}"[:200] + f" ({where})")

@@ -36,7 +36,9 @@ that compares their results with the references, or ``BY_ITS_TESTS``: its answer
 read back by name from the answer's process (``read_answers``, after the lesson's cells they
 need: lesson.py), and the check cell's own tests decide on them in a process of the judge's
 (replay.py). A check marked ``by_hand`` (a piece the course provides, 03's ``eq19_gradient``)
-runs as 03b's do: without the lesson, the course's packages and PyTorch out of reach.
+runs as 03b's do: without the lesson, the course's packages and PyTorch out of reach; one marked
+``apart`` (11's ``kl_directions``, beside a test that runs the course's gallery) runs without the
+lesson and the course's packages, PyTorch kept where the notebook allows it.
 """
 
 import ast
@@ -55,8 +57,9 @@ from .guard import PACKAGES
 from .lesson import cell_role, needed, without_unread_imports
 from .seal import repository_entries
 
-__all__ = ["AnswerError", "BY_ITS_TESTS", "Earlier", "Judged", "Read", "Verdict", "Wrong", "answer_names", "as_int",
-           "by_hand", "judge_cell", "keep_statements", "read_answers", "returned", "same", "shaped", "unpack"]
+__all__ = ["AnswerError", "BY_ITS_TESTS", "Earlier", "Judged", "Read", "Verdict", "Wrong", "answer_names", "apart",
+           "as_int", "by_hand", "judge_cell", "keep_statements", "read_answers", "returned", "same", "shaped", "truth",
+           "unpack"]
 
 RUNNER = Path(__file__).with_name("runner.py")
 SEAL = Path(__file__).with_name("seal.py")         # the runner's audit hook, copied beside it
@@ -98,6 +101,14 @@ def by_hand(check):
     """Mark a check whose answer is a piece the course provides: it runs without the lesson and
     with the course's packages out of reach, as in 03b, however the notebook is judged."""
     check.by_hand = True
+    return check
+
+
+def apart(check):
+    """Mark a check whose answer runs without the lesson and with the course's packages out of reach,
+    PyTorch kept where the notebook allows it, in a notebook whose other checks may use ``library``
+    (11's ``kl_directions``, to be written with ``F.kl_div``, beside a test of the gallery's pieces)."""
+    check.apart = True
     return check
 
 
@@ -269,7 +280,7 @@ def _setting(nb, judged, check):
     answer, the course packages copied beside it, the names the notebook imports from the others,
     and whether PyTorch may be imported (not for an answer written by hand)."""
     hand = getattr(check, "by_hand", False)
-    replay = bool(judged.library) and not hand
+    replay = bool(judged.library) and not hand and not getattr(check, "apart", False)
     library = judged.library if replay else ()
     lesson_code = [_source(c) for c in nb["cells"] if c["cell_type"] == "code" and cell_role(c) != "solution"]
     out_of_reach = {k: v for k, v in course_imports(lesson_code).items()
@@ -371,6 +382,16 @@ def same(what, mine, reference, tol=1e-10, source="act_numpy", hint=""):
         raise Wrong(f"{what} differs{at}: yours {mine[i]:.6g}, {source} gives {reference[i]:.6g} "
                     f"(largest |difference| {worst:.1e} > {tol:g}). {hint}".strip())
     return worst
+
+
+def truth(value):
+    """True or False when ``value`` is one truth value (a bool, NumPy's, or 0 or 1), else None."""
+    if isinstance(value, bool):
+        return value
+    array = np.asarray(value) if isinstance(value, (int, float, np.ndarray, np.generic)) else None
+    if array is None or array.shape != () or array.dtype.kind not in "biuf" or array.item() not in (0, 1):
+        return None
+    return bool(array.item())
 
 
 def unpack(value, count, what):

@@ -9,8 +9,8 @@ import numpy as np
 from act_experiments.files import ROOT
 
 from . import (exercises_01, exercises_02, exercises_03, exercises_03b, exercises_04, exercises_06, exercises_07,
-               exercises_08, exercises_09, exercises_10, exercises_11, exercises_12, exercises_14, exercises_15,
-               replay)
+               exercises_08, exercises_09, exercises_10, exercises_11, exercises_12, exercises_13, exercises_14,
+               exercises_15, replay)
 from .exchange import one_line
 from .judge import BY_ITS_TESTS, TIMEOUT, Verdict, _noted, judge_cell, read_answers
 from .lesson import cell_role
@@ -21,7 +21,8 @@ JUDGED = {"01_forward_pass": exercises_01.JUDGED, "02_binary_flag": exercises_02
           "07_addition": exercises_07.JUDGED, "08_sort": exercises_08.JUDGED,
           "09_characters": exercises_09.JUDGED,
           "10_time_penalty": exercises_10.JUDGED, "11_pitfalls": exercises_11.JUDGED,
-          "12_attention_pondernet": exercises_12.JUDGED, "14_convnet_aig": exercises_14.JUDGED,
+          "12_attention_pondernet": exercises_12.JUDGED, "13_universal_transformer": exercises_13.JUDGED,
+          "14_convnet_aig": exercises_14.JUDGED,
           "15_when_adapting_pays": exercises_15.JUDGED}
 
 

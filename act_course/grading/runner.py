@@ -181,9 +181,20 @@ def encode(value, depth=0):
     return {"ndarray": [kind, list(array.shape), array.astype(kind).ravel().tolist()]}
 
 
+def piece(source):
+    """A function the judge wrote, from its source: compiled here in a namespace of its own that holds
+    PyTorch and NumPy alone, so that it reads nothing of the answer's; the source defines ``piece``."""
+    import numpy as np
+    import torch
+    namespace = {"__name__": "__piece__", "torch": torch, "np": np}
+    exec(compile(source, "<piece>", "exec"), namespace)
+    return namespace["piece"]
+
+
 def decode(value, results):
     """An argument of the judge's format as Python: arrays, lists, dictionaries, a generator seeded
-    by the judge (``rng``), a PyTorch tensor (``tensor``) or what an earlier call returned."""
+    by the judge (``rng``), a PyTorch tensor (``tensor``), a function the judge wrote (``piece``) or
+    what an earlier call returned."""
     import numpy as np
     if isinstance(value, dict):
         if "ndarray" in value:
@@ -198,6 +209,8 @@ def decode(value, results):
         if "tensor" in value:           # a PyTorch tensor, where the exercise allows PyTorch
             import torch
             return torch.tensor(decode(value["tensor"], results), dtype=torch.float64)
+        if "piece" in value:            # a function the judge wrote, where the exercise allows PyTorch
+            return piece(value["piece"])
         if "result" in value:           # what an earlier call returned, handed on as it was
             call, item = value["result"]
             return results[call] if item is None else results[call][item]
