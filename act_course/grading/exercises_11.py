@@ -119,9 +119,9 @@ def ex1(rng):
             if mine is None:
                 raise Wrong(f"catches should return True or False, not {got!r}"[:200])
             if needs is None and mine:
-                raise Wrong(f"your test calls a right piece wrong ({name}): a correct distribution written another "
-                            "way can differ from pf.remainder_weights in the last bits; compare with a tolerance, "
-                            "the gradients too")
+                raise Wrong(f"your test calls a right piece wrong ({name}): run it and pf.remainder_weights on the "
+                            "same inputs and compare the same outputs and gradients, with a tolerance (a right piece "
+                            "written another way can differ in the last bits)")
             if needs is not None and not mine:
                 raise Wrong(f"your test lets a wrong piece through ({name}); it takes {needs} to catch it")
         wrong = sum(needs is not None for _, _, needs in drawn)

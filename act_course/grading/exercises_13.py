@@ -60,6 +60,10 @@ def chains(rng):
     return found
 
 
+def _rows(array):
+    return f"{array.shape[0]} row{'s' if array.shape[0] != 1 else ''}"
+
+
 def _numbers(value, count, what, where):
     """``value`` as ``count`` floats, or Wrong."""
     items = unpack(value, count, what)
@@ -76,7 +80,7 @@ def ex1(rng):
 
     def verify(entries):
         for entry, (tokens, N, values), (want, total) in zip(entries, cases, refs, strict=True):
-            where = f"{tokens.shape[0]} rows of {tokens.shape[1]} positions, {values} values, {total} references"
+            where = f"{_rows(tokens)} of {tokens.shape[1]} positions, {values} values, {total} reference(s)"
             mine = _numbers(returned(entry), 3, "referent_order", where)
             if not np.allclose(mine, want, rtol=0, atol=1e-12):
                 raise Wrong(f"on {where}: (later, same, earlier) = {np.round(mine, 4).tolist()}, counting position "
@@ -120,14 +124,14 @@ def ex3(rng):
 
     def verify(entries):
         for entry, (N, size), want in zip(entries, cases, refs, strict=True):
-            where = f"{N.shape[0]} rows of {N.shape[1]} positions in batches of {size}"
+            where = f"{_rows(N)} of {N.shape[1]} positions in batches of {size}"
             mine = _numbers(returned(entry), 2, "loop_cost", where)
             if not np.allclose(mine, want, rtol=0, atol=1e-12):
                 raise Wrong(f"{where}: yours {np.round(mine, 4).tolist()}, batch by batch {np.round(want, 4).tolist()}"
                             + (" (drop the incomplete last batch)" if N.shape[0] % size else ""))
         uneven = sum(N.shape[0] % size != 0 for N, size in cases)
-        return (f"loop_cost agrees with a count batch by batch in {len(cases)} cases drawn at grading time but the "
-                f"notebook's example, {uneven} with an incomplete last batch, batches of one row and of all rows")
+        return (f"loop_cost agrees with a count batch by batch in {len(cases)} cases, {len(cases) - 1} drawn at "
+                f"grading time ({uneven} with an incomplete last batch, batches of one row and of all rows)")
     return [("loop_cost", [N, size]) for N, size in cases], verify
 
 

@@ -3,10 +3,13 @@
 Each would otherwise add an nbgrader course of its own to the attack suite: 02 and 03's (the
 library called, or kept in a default argument, where the task is to write it; inf sent back as a
 value), an honest deep copy in 02, 14's autograd where the gradient is by hand, 09's regular
-expression, and 15's course hull beside honest variants (a helper of the learner's own, SciPy).
+expression, 15's course hull beside honest variants (a helper of the learner's own, SciPy), 11's
+tests that say True or False whatever the piece, look at its identity or compare values alone,
+beside one with Jacobians and a helper of its own, and 13's off-by-one counts beside a lambda in a
+cell of the learner's own and SciPy.
 """
 
-from .submissions import NB_02, NB_03, NB_09, NB_14, NB_15, Submission
+from .submissions import NB_02, NB_03, NB_09, NB_11, NB_13, NB_14, NB_15, Submission
 
 JUDGE_ONLY = [
     Submission("03's eq19_gradient calls halting_backward", NB_03, {"ex4-solution": """
@@ -71,5 +74,80 @@ def paired_sign_p(a, b):
     d = np.subtract(a, b)
     n = int(np.count_nonzero(d))
     return binomtest(int((d < 0).sum()), n, alternative="greater").pvalue if n else 1.0
+"""}, "full"),
+]
+
+# 11's test of halting distributions: what it returns is all the judge reads of it
+VALUES_ONLY_11 = """
+def catches(weights):
+    for values, M in [(CASES["A"][0], 100), (CASES["B"][0], 100), (CASES["E"][0], 6),
+                      ([[0.3] * 6, [0.995] + [0.2] * 5], 100)]:
+        _, p, R = pf.halting_from_values(values, max_ponder=M, weights=weights)
+        _, p_ref, R_ref = pf.halting_from_values(values, max_ponder=M)
+        if not (torch.allclose(p, p_ref, atol=1e-12) and torch.allclose(R, R_ref, atol=1e-12)):
+            return True
+    return False
+"""
+JACOBIANS_11 = """
+def outputs(weights, values, M):
+    # p and R as functions of the halting values, for torch.autograd.functional.jacobian
+    def both(h):
+        _, p, R = pf.halting_from_values(h, max_ponder=M, weights=weights)
+        return p, R
+    h = torch.tensor(values, dtype=torch.float64)
+    return list(both(h)) + list(torch.autograd.functional.jacobian(both, h))
+"""
+JUDGE_ONLY += [
+    Submission("11's catches that calls every piece wrong", NB_11, {"ex1-solution": "catches = lambda weights: True\n"},
+               "none"),
+    Submission("11's catches that calls every piece right", NB_11, {"ex1-solution": """
+def catches(weights):
+    return False
+"""}, "none"),
+    Submission("11's catches that tells the course's piece by its identity", NB_11, {"ex1-solution": """
+def catches(weights):
+    return weights is not pf.remainder_weights
+"""}, "none"),
+    Submission("11's catches that compares values, not gradients", NB_11, {"ex1-solution": VALUES_ONLY_11}, "none"),
+    Submission("11's catches with Jacobians, through a helper in a cell of the learner's own", NB_11, {
+        "ex1-added": JACOBIANS_11, "ex1-solution": """
+INPUTS = [([0.3] * 5, 100), ([0.2485] * 5, 100), ([0.02] * 6, 6), ([[0.3] * 6, [0.995] + [0.2] * 5], 100)]
+catches = lambda weights: any(not torch.allclose(a, b, rtol=1e-9, atol=1e-12) for values, M in INPUTS
+                              for a, b in zip(outputs(weights, values, M), outputs(pf.remainder_weights, values, M)))
+"""}, "full"),
+]
+# 13's counts: an off-by-one in each, and honest answers with a lambda of the learner's own and SciPy
+JUDGE_ONLY += [
+    Submission("13's referent_order that misses the references to position 0", NB_13, {"ex1-solution": """
+def referent_order(tokens, N, values):
+    tokens, N = np.asarray(tokens), np.asarray(N)
+    refers = tokens > values
+    theirs = np.take_along_axis(N, np.where(refers, tokens - values, 0), axis=1)[refers]
+    mine = N[refers]
+    return float(np.mean(mine > theirs)), float(np.mean(mine == theirs)), float(np.mean(mine < theirs))
+"""}, "none"),
+    Submission("13's loop_cost that keeps the incomplete last batch", NB_13, {"ex3-solution": """
+def loop_cost(N, batch_size):
+    N = np.asarray(N)
+    batches = [N[k:k + batch_size] for k in range(0, len(N), batch_size)]
+    steps = np.array([b.max() for b in batches])
+    return float(steps.mean()), float(N.sum() / sum(s * b.size for s, b in zip(steps, batches)))
+"""}, "none"),
+    Submission("13's answers with a lambda in a cell of the learner's own and scipy.ndimage", NB_13, {
+        "ex1-added": "shares = lambda mine, theirs: tuple(float(np.mean(f(mine, theirs))) "
+                     "for f in (np.greater, np.equal, np.less))\n",
+        "ex1-solution": """
+def referent_order(tokens, N, values):
+    rows, columns = np.nonzero(np.asarray(tokens) >= values)
+    N = np.asarray(N)
+    return shares(N[rows, columns], N[rows, np.asarray(tokens)[rows, columns] - values])
+""", "ex3-solution": """
+from scipy import ndimage
+def loop_cost(N, batch_size):
+    N = np.asarray(N)
+    kept = N[:N.shape[0] // batch_size * batch_size]
+    labels = np.repeat(np.arange(len(kept)) // batch_size, N.shape[1]).reshape(kept.shape)
+    steps = np.asarray(ndimage.maximum(kept, labels, np.arange(len(kept) // batch_size)))
+    return float(steps.mean()), float(kept.sum() / (steps.sum() * batch_size * N.shape[1]))
 """}, "full"),
 ]

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from act_experiments.files import ROOT
 
 NB_03B = "03b_write_your_own_act"
+NB_11 = "11_pitfalls"
 NB_12 = "12_attention_pondernet"
+NB_13 = "13_universal_transformer"
 NB_01 = "01_forward_pass"
 NB_02 = "02_binary_flag"
 NB_03 = "03_backprop_remainder"
