@@ -310,3 +310,25 @@ def test_12s_values_that_equal_anything_score_0_and_a_helper_of_ones_own_full_ma
     assert sorted(found) == ["ex1-check", "ex3-check"]
     assert not found["ex1-check"].passed and "E[n] = sum_n n p_n is not 0.0" in found["ex1-check"].text
     assert found["ex3-check"].passed and "mean 3.000 steps" in found["ex3-check"].text, found["ex3-check"].text
+
+
+def test_a_piece_reaches_the_answer_as_a_function_that_says_nothing_of_what_it_is():
+    """11's catches is handed halting distributions the judge wrote (exchange.Piece): each arrives as
+    a function named ``piece``, compiled from its source in a namespace of its own (PyTorch and NumPy
+    alone), with no file to read that source from, and computes there what it computes here."""
+    from act_course.grading import exercises_11
+    source = next(s for _, s, needs in exercises_11.pieces(np.random.default_rng(0)) if needs is None)
+    look = ("import inspect\n"
+            "def look(weights):\n"
+            "    p, R = weights(torch.tensor([[0.3] * 5], dtype=torch.float64), torch.tensor([4]), torch.tensor([False]))\n"
+            "    try:\n"
+            "        inspect.getsource(weights)\n"
+            "        hidden = False\n"
+            "    except (OSError, TypeError):\n"
+            "        hidden = True\n"
+            "    return [weights.__name__, sorted(k for k in weights.__globals__ if not k.startswith('__')), hidden, p]\n")
+    notes, entries = judge.run_answer([{"name": "<cell>", "code": look}], [("look", [exchange.Piece(source)])],
+                                      judged.JUDGED["11_pitfalls"], {}, timeout=60, library=(), torch=True)
+    name, names, hidden, p = exchange.returned(entries[0])
+    assert notes == [] and (name, names, hidden) == ("piece", ["np", "piece", "torch"], True)
+    assert np.allclose(p, [[0.3, 0.3, 0.3, 0.1, 0.0]], rtol=0, atol=1e-15), p
