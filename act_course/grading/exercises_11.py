@@ -7,9 +7,12 @@ Exercise 1's answer is a test: ``catches(weights)`` runs a halting distribution,
 eqs (6) and (8). The judge hands it pieces, right and wrong, and decides on the truth values it
 returns. How a function crosses to the answer's process: as its source (``exchange.Piece``), which
 the runner compiles there in a namespace of its own holding PyTorch and NumPy alone, every piece
-under the one name ``piece``, without its comments. None of them is the course's own function, so
+under the one name ``piece``, without a comment. None of them is the course's own function, so
 ``weights is pf.remainder_weights`` and the gallery's names tell the answer nothing, and the
-labels (which piece is wrong, and why) never leave this process. The pieces:
+labels (which piece is wrong, and why) never leave this process. Why not a module of pieces that
+the answer imports: that would be a file beside it, which it could read, naming each piece and
+what is wrong with it; the job holds the sources alone, unlabelled, and an answer that walks the
+runner's frames to read them learns only what calling them tells it. The pieces:
 
 - right (``RIGHT``): eqs (6) and (8) as the course writes them; through ``cumsum`` (the notebook's
   hidden piece); a loop over rows; masks multiplied in; and R from a sum rescaled by a factor
@@ -17,9 +20,10 @@ labels (which piece is wrong, and why) never leave this process. The pieces:
 - wrong (``WRONG``): the gallery's four and the three of the notebook's hidden tests, and seven it
   has not shown: R from the batch's first halt, R through M at the cap, R's gradient scaled by a
   factor drawn now, h^N in R's gradient, the weights before N detached, the first row's R for
-  every row, and weights normalised by their sum. Each is caught by one of the inputs the
-  exercise's hint names (a sum that stops short of 1, the cap, two rows that halt at different
-  steps, the gradients of a weighted sum of p and of N + R), so the notebook's solution passes.
+  every row, and weights normalised by their sum. Each is caught by an ordinary row or by one of
+  the inputs the exercise's hint names (a sum that stops short of 1, the cap, two rows that halt
+  at different steps, the gradients of a weighted sum of p and of N + R), so the notebook's
+  solution passes.
 
 The order is shuffled at grading time. The answer runs after the lesson's cells it needs (the
 setup cell for ``pf``, section 2's for ``CASES``), with read-only copies of ``act_beyond``,
