@@ -3,8 +3,9 @@
 ``guard``: ``written_by_hand`` and ``by_hand``, with which a check cell keeps the course's own piece
 out of an answer's reach inside the learner's kernel (``from act_course.grading import by_hand``).
 ``judge``: the judge of an answer in a process of its own (``runner``, the program it runs), on
-inputs drawn at grading time; ``exercises_03b`` and ``exercises_12``: what each judged check cell
-draws and compares; ``registry``: which notebooks are judged, and the judge run on a whole
+inputs drawn at grading time (``exchange``: what crosses between the two processes, read strictly;
+``replay``: the check cells of values rerun in the judge's process); ``exercises_<notebook>``:
+what each judged check cell of a notebook draws and compares; ``registry``: which notebooks are judged, and the judge run on a whole
 notebook; ``checks_table``: every check cell, judged or self-check, and why (docs/teaching.md);
 ``preprocessors``: the judge's two steps in ``nbgrader autograde``, and its Execute with the
 learner's kernel sealed (``seal``: the audit hook that keeps the course folder, the repository's
