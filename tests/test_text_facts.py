@@ -401,7 +401,7 @@ def test_universal_transformer_numbers_quoted_in_notebook_13():
 
 def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
     from act_experiments.experiments import pitfalls as pitfalls_experiment
-    rows, meta = pitfalls_experiment.read("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
+    rows, meta = pitfalls_experiment.read_experiment("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
     text = (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
     for name, s in pitfalls_experiment.summarise(rows).items():
         e, n = s["error"], s["mean_N"]
@@ -1293,7 +1293,7 @@ def test_notebook_15_quotes_the_chains_and_extrapolation_as_committed():
 
 def test_the_random_depth_control_is_quoted_from_its_csv():
     from act_experiments.experiments import measured, universal_transformer as ut_experiment
-    rows, meta = ut_experiment.read("random")
+    rows, meta = ut_experiment.read_experiment("random")
     claim = ut_experiment.random_claim(rows)
     doc = (ROOT / "docs" / "universal_transformer.md").read_text(encoding="utf-8")
     q = measured.quoted(claim)
