@@ -13,8 +13,9 @@ it for a remainder it does not have); ACT's committed ρ puts its mean N between
 ``CONTROLS`` names the pairs the course committed, with the τ each notebook highlights and the F
 that matches its computation (docs/<task>.md states each claim as it was written before its run).
 
-``run`` trains a control (scripts/sweep.py --fixed-ponders), ``read`` is ``load_pair``, ``plot``
-draws a control's figure and ``main`` is scripts/plot_controls.py.
+``run(settings, out)`` trains a control (scripts/sweep.py's options as a dict, with fixed_ponders)
+into the folder of sweeps ``out``, ``read(out)`` is ``load_pair`` of every control there, ``plot(data,
+figures)`` draws each control's figure and ``main`` is scripts/plot_controls.py.
 """
 
 import sys

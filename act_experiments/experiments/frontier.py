@@ -19,8 +19,9 @@ act_experiments.experiments.measured (its MEASURED and fixed_ladder), skewed par
 act_experiments.experiments.skewed, the pointer chains from the Universal Transformer's committed
 ``compute`` experiment (fixed depths against ACT; no random depths yet).
 
-``run`` trains a control's sweeps (scripts/sweep.py's arguments), ``read`` the committed ones,
-``plot`` draws figures/frontier.png and ``main`` is scripts/plot_frontier.py.
+``run(settings, out)`` trains a control's sweep into the folder of sweeps ``out`` (scripts/sweep.py's
+options as a dict), ``read(out)`` reads every control there, ``plot(data, figures)`` draws
+figures/frontier.png and ``main`` is scripts/plot_frontier.py.
 """
 
 import sys

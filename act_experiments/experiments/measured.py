@@ -18,9 +18,10 @@ difference is at most −THRESHOLD, it is refuted when the mean difference is 0 
 otherwise it is not shown (the 95% interval of the mean difference says how large a difference
 the seeds could have missed).
 
-``run`` trains a measured control's sweeps (scripts/sweep.py, the commands in docs/<task>.md),
-``read`` is ``load``, ``plot`` draws figures/control_<task>_measured.png and ``main`` is
-scripts/plot_measured.py.
+``run(settings, out)`` trains a measured control's sweep into the folder of sweeps ``out``
+(scripts/sweep.py's options as a dict, the commands in docs/<task>.md), ``read(out)`` is ``load`` of
+every control there, ``plot(data, figures)`` draws figures/control_<task>_measured.png and ``main``
+is scripts/plot_measured.py.
 """
 
 import sys

@@ -15,7 +15,8 @@ error at most 0.02), beside the measured mean N and the final error of every see
     data = read()                  # {"sweeps", "settings": one row per setting}
     verdicts = claims(data)        # claims (a)-(d) as docs/parity.md fixed them
 
-``run`` trains one of the sweeps, ``plot`` draws figures/parity64_curves.png and ``main`` is
+``run(settings, out)`` trains one of the sweeps into the folder of sweeps ``out``, ``read(out)`` reads
+those there, ``plot(data, figures)`` draws figures/parity64_curves.png and ``main`` is
 scripts/plot_parity64.py.
 """
 

@@ -21,7 +21,8 @@ for a τ when the Spearman correlation between the number of non-zero bits and t
 number is positive on at least SPEARMAN_SEEDS seeds and its mean over the seeds is SPEARMAN_MEAN
 or more.
 
-``run`` trains a sweep (scripts/sweep.py's arguments), ``read`` is ``load``, ``plot`` draws
+``run(settings, out)`` trains a sweep into the folder of sweeps ``out`` (scripts/sweep.py's options as
+a dict), ``read(out)`` is ``load`` of the two there, ``plot(data, figures)`` draws
 figures/skewed_parity.png and ``main`` is scripts/plot_skewed.py.
 """
 
