@@ -21,8 +21,9 @@ largest, sort's and logic's and addition's fullest, characters'). ``reads``: "ow
 reads what ``run`` wrote, "committed" when the experiment reads other experiments' sweeps and is
 drawn from the committed ones (``run`` trains one more of them).
 
-``smallest`` is what the contract test and scripts/golden.py (act_course.upkeep.golden) both run:
-a few iterations of the smallest network, so that nothing needs training twice at another size.
+``smallest`` is what the contract test and scripts/golden.py (act_course.upkeep.golden, through
+``python -m act_experiments.experiments.registry NAME OUT``) both run: a few iterations of the
+smallest network, one size for both, so that nothing trains twice at two sizes.
 The modules are imported only when asked for (``Experiment.module``), so that listing the
 experiments loads none of them.
 """
@@ -91,3 +92,16 @@ EXPERIMENTS = {e.name: e for e in (
 def modules():
     """The names of the experiment modules, each once, in the registry's order."""
     return list(dict.fromkeys(e.module_name for e in EXPERIMENTS.values()))
+
+
+def run_smallest(name, out):
+    """Run experiment ``name`` at its smallest settings into ``out``; returns what its ``run`` returns."""
+    entry = EXPERIMENTS[name]
+    return entry.module().run(entry.smallest, out)
+
+
+if __name__ == "__main__":
+    # python -m act_experiments.experiments.registry NAME OUT: what scripts/golden.py records
+    import sys
+    from pathlib import Path
+    run_smallest(sys.argv[1], Path(sys.argv[2]))
