@@ -250,7 +250,7 @@ def _unit_of(table, row):
     return run_key(row["kind"], row["target_rate"] or 0, blocks, row["seed"])
 
 
-def run(settings, out=DEFAULT_OUT, force=False, log=print):
+def run(settings, out, force=False, log=print):
     """Train whatever of the sweep out/runs.csv lacks; returns (runs, usage) rows, as ``read``.
 
     settings: "seeds", "rates" and "depths" (default SEEDS, RATES, DEPTHS) and any of the networks'

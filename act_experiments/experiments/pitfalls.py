@@ -285,7 +285,7 @@ EXPERIMENTS = {
 }
 
 
-def run(settings, out=COMMITTED, force=False, log=print):
+def run(settings, out, force=False, log=print):
     """Train the experiment of ``settings`` into ``out``: {"experiment": a key of EXPERIMENTS, and
     optionally "seeds", "iterations", "pitfalls"}, run_experiment's arguments; returns the CSV's path."""
     chosen = dict(settings)

@@ -216,7 +216,7 @@ def drawn_from(out, name, entry, seed):
     return [last[c] or 0.0 for c in SHARE_COLUMNS]
 
 
-def run(settings, out=COMMITTED, force=False, log=print):
+def run(settings, out, force=False, log=print):
     """Train the experiment of ``settings`` into ``out``: {"experiment": a key of EXPERIMENTS, and
     optionally "seeds", "iterations", "entries"}, run_experiment's arguments; returns the CSV's path."""
     chosen = dict(settings)
