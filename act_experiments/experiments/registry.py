@@ -52,6 +52,7 @@ class Experiment:
 
 
 def _sweep(task, **options):
+    """The smallest settings of a τ sweep of ``task``: the task's own smallest options and TINY_SWEEP."""
     return {"task": task, **options, **TINY_SWEEP}
 
 
@@ -66,8 +67,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment("addition", "logic_addition", _sweep("addition", max_numbers=2, max_digits=1)),
     Experiment("sort", "sort", _sweep("sort", max_length=3)),
     Experiment("characters", "characters",
-               {**{k: v for k, v in TINY_SWEEP.items() if k != "backend"}, "seq_len": 16, "eval_size": 32,
-                "max_ponder": 4, "passage_chunks": 1}),
+               {**TINY_SWEEP, "seq_len": 16, "eval_size": 32, "max_ponder": 4, "passage_chunks": 1}),
     Experiment("time_penalty", "time_penalty", _one_more("parity_tiny"), "results"),
     Experiment("controls", "controls", _one_more("parity_tiny_fixed"), "results", "committed"),
     Experiment("measured", "measured", _one_more("parity_tiny_measured"), "results", "committed"),
