@@ -33,6 +33,12 @@ def test_the_registry_lists_every_experiment_module_once_and_nothing_else():
     assert all(e.folder is None or (ROOT / e.folder).is_dir() for e in EXPERIMENTS.values())
 
 
+def test_every_script_that_calls_an_experiments_main_is_the_script_of_one_in_the_registry():
+    calling = sorted(f"scripts/{p.name}" for p in (ROOT / "scripts").glob("*.py")
+                     if "from act_experiments.experiments." in p.read_text() and " import main\n" in p.read_text())
+    assert calling == sorted({e.module().SCRIPT for e in EXPERIMENTS.values()})
+
+
 @pytest.mark.parametrize("name", modules())
 def test_every_experiment_has_the_four_functions_with_the_protocols_arguments(name):
     """run(settings, out), read(out), plot(data, figures), main(argv), each may take more with defaults;
