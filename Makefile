@@ -85,7 +85,7 @@ figures: $(STAMP)
 	$(PY) scripts/plot_parity.py parity8_long --prefix parity_8bit
 	$(PY) scripts/plot_task.py logic
 	$(PY) scripts/plot_task.py addition
-	$(PY) scripts/plot_task.py addition --sweep addition_3digit --prefix addition_3digit
+	$(PY) scripts/plot_task.py addition_3digit --prefix addition_3digit
 	$(PY) scripts/plot_sort.py
 	$(PY) scripts/plot_time_penalty.py
 	$(PY) scripts/plot_characters.py

@@ -2,12 +2,13 @@
 
 Every figure the course shows lives in ``figures/`` at the repository root and goes through
 ``save_figure``: fixed dpi, no software stamp, no timestamps. The plotting scripts write there
-whenever they run (``draw_main`` is their common command line). A notebook shows its figures inline and writes them through
+whenever they run (``plot_main`` is their common command line). A notebook shows its figures inline and writes them through
 ``notebook_figure`` only when asked (``ACT_SAVE_FIGURES=1``, as ``make figures`` sets it), so
 running the course leaves the committed figures untouched. ``save_figures`` draws and saves a
 set of figures under one prefix, as the plotting scripts do.
 """
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -62,24 +63,38 @@ def print_written(paths):
         print("wrote", path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
 
 
-def draw_main(argv, *, script, description, arguments, read, summary, plot):
-    """The command line of a script that draws an experiment's figures from its results; returns 0.
+def plot_main(argv, *, script, description, what, read, summary, plot, prefix=False):
+    """The command line of every plot script; returns 0.
 
-    arguments(ap): adds the options that choose the results (``--figures``, the output folder, is
-    added after them); read(args) -> the results, raising OSError, KeyError or ValueError when they
-    cannot be drawn, which ends the script with one line, "<script>: <error>", and status 1, before
-    any figure is written; summary(results) prints their numbers; plot(results, args) -> the paths
-    written, printed as 'wrote <path>'.
+        plot_<name>.py [SWEEP ...] [--figures DIR] [--prefix P]
+
+    SWEEP: what to draw, each a sweep's name under results/ or a folder (``what`` is its --help
+    line; some experiments also take a task's name); none: the experiment's own default.
+    read(sweeps) -> [data, ...], one item per thing to draw, raising OSError, KeyError or ValueError
+    when one cannot be drawn, which ends the script with one line, "<script>: <error>", and status 1,
+    before any figure is written; summary(data) prints an item's numbers; plot(data, figures,
+    prefix) -> the paths written, printed as 'wrote <path>'. prefix: whether the figures' file
+    names take --prefix (a single sweep's figures); with it, one SWEEP at most. ``--sweep`` and
+    ``--results``, the options of the scripts before this shape, are still read as a SWEEP.
     """
     matplotlib.use("Agg")      # files only
-    ap = OneLineParser(description=description)     # errors in one line
-    arguments(ap)
+    ap = OneLineParser(prog=Path(script).name, description=description)     # errors in one line
+    ap.add_argument("sweeps", nargs="*", metavar="SWEEP", help=what)
     ap.add_argument("--figures", help="output folder (default figures/)")
+    if prefix:
+        ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: the experiment's)")
+    ap.add_argument("--sweep", "--results", dest="before", action="append", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    sweeps = args.before or args.sweeps
+    chosen = getattr(args, "prefix", None)
+    if chosen is not None and len(sweeps) > 1:
+        ap.error("--prefix names the figures of one sweep: give one SWEEP with it")
     try:
-        results = read(args)
+        items = read(sweeps)
     except (OSError, KeyError, ValueError) as err:
         sys.exit(f"{Path(script).name}: {err}")
-    summary(results)
-    print_written(plot(results, args))
+    for data in items:
+        summary(data)
+    for data in items:
+        print_written(plot(data, args.figures, chosen))
     return 0

@@ -11,7 +11,7 @@ The same as ``python scripts/sweep.py --task characters ...``: the sweep of
 
 import sys
 
-from act_experiments.experiments.characters import run
+from act_experiments.experiments.characters import sweep_main
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(sweep_main())

@@ -1,7 +1,7 @@
 """Figures of a character-prediction sweep written by scripts/characters.py (Graves 2016, section 3.5).
 
     python scripts/plot_characters.py                         # the largest committed results
-    python scripts/plot_characters.py --results results/characters_small --figures /tmp
+    python scripts/plot_characters.py characters_small --figures /tmp
 
 By default the results are results/characters (the large run) when it exists, else
 results/characters_small (the reduced CPU run). The script prints bits per character and ponder

@@ -1,9 +1,9 @@
 """Figures of the sort experiment (Graves 2016, section 3.4) from a committed tau sweep.
 
     python scripts/plot_sort.py                        # the largest committed sort sweep
-    python scripts/plot_sort.py --sweep sort_small     # results/sort_small/ explicitly
+    python scripts/plot_sort.py sort_small             # results/sort_small/ explicitly
     python scripts/plot_sort.py --figures /tmp/figs    # somewhere other than figures/
-    python scripts/plot_sort.py --sweep sort_len8 --prefix sort_len8    # figures/sort_len8_*.png
+    python scripts/plot_sort.py sort_len8 --prefix sort_len8    # figures/sort_len8_*.png
 
 The input is what scripts/sweep.py leaves in results/<sweep>/ (runs.csv, difficulty.csv,
 curves.csv, sweep.json). It prints the error and ponder per tau and saves four PNGs,

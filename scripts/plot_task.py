@@ -2,8 +2,8 @@
 
     python scripts/plot_task.py logic                 # the largest committed logic sweep
     python scripts/plot_task.py addition              # the same for addition
-    python scripts/plot_task.py logic --sweep logic_small --figures /tmp/figs
-    python scripts/plot_task.py addition --sweep addition_3digit --prefix addition_3digit
+    python scripts/plot_task.py logic_small --figures /tmp/figs
+    python scripts/plot_task.py addition_3digit --prefix addition_3digit
 
 Reads what scripts/sweep.py wrote into results/<sweep>/ (runs.csv, difficulty.csv, curves.csv,
 sweep.json), prints the error and ponder per tau and saves four figures, <task>_*.png, through

@@ -2,6 +2,7 @@
 
     python scripts/plot_time_penalty.py                  # every results/<sweep>/ with a runs.csv
     python scripts/plot_time_penalty.py --figures /tmp   # somewhere other than figures/
+    python scripts/plot_time_penalty.py /tmp/all         # the sweeps of another folder
 
 Each sweep written by scripts/sweep.py (parity*, logic*, addition*, sort*, whichever exist) adds
 one line to each of three figures, time_penalty_*.png, saved through

@@ -9,10 +9,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs" / "adding_an_experiment.md").read_text(encoding="utf-8")
 EXPERIMENTS = sorted(p.stem for p in (ROOT / "act_experiments" / "experiments").glob("*.py")
-                     if p.name not in ("__init__.py", "runner.py"))
+                     if p.name not in ("__init__.py", "runner.py", "registry.py"))
 # the short module names the doc uses, and where they live
-SHORT = {**{name: f"act_experiments.experiments.{name}" for name in EXPERIMENTS + ["runner"]},
-         "reading": "act_experiments.sweeps.reading", "launch": "act_experiments.sweeps.launch"}
+SHORT = {**{name: f"act_experiments.experiments.{name}" for name in EXPERIMENTS + ["runner", "registry"]},
+         "reading": "act_experiments.sweeps.reading", "launch": "act_experiments.sweeps.launch",
+         "experiment": "act_experiments.sweeps.experiment"}
 
 
 def table_rows():

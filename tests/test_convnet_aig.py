@@ -367,8 +367,8 @@ def tiny_sweep(out, monkeypatch, stop_at=None, iterations=3, **kw):
 
     monkeypatch.setattr(aig_experiment, "run_one", counted)
     try:
-        aig_experiment.run(out, (0,), (0.5,), (0,), dict(aig_experiment.SETTINGS, iterations=iterations),
-                     log=lambda line: None, **kw)
+        aig_experiment.run({"seeds": (0,), "rates": (0.5,), "depths": (0,), "iterations": iterations}, out,
+                           log=lambda line: None, **kw)
     finally:
         monkeypatch.undo()
     return calls

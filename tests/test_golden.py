@@ -29,3 +29,17 @@ def test_compare_reads_renamed_columns_under_their_new_names(tmp_path, capsys):
     assert lines[1:] == ["golden_pondernet: identical",
                          "golden_sweep_population_float64: identical",
                          "golden_ut_cap: DIFFERS: 0.0385 at cap.csv row 0 ponder_d5: 2.5 against mean_N_d5 2.6"]
+
+
+def test_every_experiment_of_the_registry_is_recorded_at_its_smallest_settings_and_retired_entries_are_named(
+        tmp_path, capsys):
+    from act_experiments.experiments.registry import EXPERIMENTS
+    commands = golden.commands()
+    for name in EXPERIMENTS:
+        args, folder, float64 = commands[f"golden_smallest_{name}"]
+        assert args[:3] == ["-m", "act_experiments.experiments.registry", name] and folder.startswith("runs/golden/")
+    before, after = tmp_path / "before", tmp_path / "after"
+    write(before, "golden_pitfalls_gallery", "gallery.csv", "pitfall,mean_N\ncorrect,1.5\n")
+    after.mkdir()
+    assert golden.compare(before, after) == 0
+    assert capsys.readouterr().out.startswith("golden_pitfalls_gallery: retired")

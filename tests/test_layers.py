@@ -159,26 +159,6 @@ def test_no_module_or_function_is_oversized():
     assert all(len(reason) > 40 for reason in LONG_MODULES.values()), "every long module needs its reason"
 
 
-def test_every_experiment_has_run_read_plot_and_main():
-    """One module per experiment in act_experiments/experiments, each with the same small interface;
-    plot's output folder is called ``figures`` in every one (docs/adding_an_experiment.md)."""
-    folder = ROOT / "act_experiments" / "experiments"
-    lacking = []
-    for path in sorted(folder.glob("*.py")):
-        if path.name in ("__init__.py", "runner.py"):
-            continue
-        tree = ast.parse(path.read_text())
-        functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-        assigned = {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
-                    if isinstance(t, ast.Name)}
-        missing = ({"run", "read", "plot", "main"} - set(functions)) | ({"SCRIPT", "DESCRIPTION"} - assigned)
-        if missing:
-            lacking.append(f"{path.relative_to(ROOT)} lacks {sorted(missing)}")
-        elif "figures" not in [a.arg for a in functions["plot"].args.args]:
-            lacking.append(f"{path.relative_to(ROOT)}: plot takes no argument named figures")
-    assert not lacking, "\n".join(lacking)
-
-
 def test_every_script_is_its_docstring_and_a_call():
     """scripts/*.py are thin: the usage lines users read, then a main of the package called. The logic
     lives in the package, where the layers above hold it (nbgrader_config.py is nbgrader's own file)."""

@@ -1,6 +1,7 @@
 """The committed sweeps as the plotting scripts read them, the figures they promise byte for byte the
 same each time, and one line, not a traceback, when a script is given a sweep it cannot draw."""
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ from act_experiments.sweeps import stats  # noqa: E402
 from act_experiments import tables
 from act_experiments.sweeps import reading
 from act_experiments.figures import save_figures  # noqa: E402
-from act_experiments.experiments import logic_addition  # noqa: E402
+from act_experiments.experiments import logic_addition, sort  # noqa: E402
+from act_experiments.experiments.registry import EXPERIMENTS  # noqa: E402
 from act_experiments.plots import architecture  # noqa: E402
 from act_experiments.plots.style import tau_colours  # noqa: E402
 
@@ -95,27 +97,26 @@ def test_logic_addition_figures_come_out_the_same_twice(tmp_path):
 
 
 @pytest.mark.slow
-def test_plot_task_names_the_figures_after_the_task_unless_told(tmp_path):
+def test_plot_task_names_the_figures_after_the_task_unless_told(tmp_path, capsys):
     def names(*args):
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "plot_task.py"), "logic", "--sweep", "logic_small",
-                        "--figures", str(tmp_path / args[-1]), *args[:-1]], check=True, capture_output=True)
+        assert logic_addition.main([*args[:-1], "--figures", str(tmp_path / args[-1])]) == 0
         return sorted(p.name for p in (tmp_path / args[-1]).glob("*.png"))
 
-    assert names("a") == sorted(f"logic_{n}.png" for n in ("error_per_tau", "error_vs_ponder", "difficulty",
-                                                          "learning_curves"))
-    assert {n.split("_")[0] for n in names("--prefix", "mine", "b")} == {"mine"}
+    assert names("logic_small", "a") == sorted(f"logic_{n}.png" for n in ("error_per_tau", "error_vs_ponder",
+                                                                         "difficulty", "learning_curves"))
+    assert {n.split("_")[0] for n in names("logic_small", "--prefix", "mine", "b")} == {"mine"}
 
 
 @pytest.mark.slow
-def test_plot_sort_names_the_figures_sort_unless_told(tmp_path):
+def test_plot_sort_names_the_figures_sort_unless_told_and_still_reads_sweep(tmp_path, capsys):
+    """--sweep, the option of plot_sort.py and plot_task.py before the one shape, is read as a SWEEP."""
     def names(*args):
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "plot_sort.py"), "--sweep", "sort_small",
-                        "--figures", str(tmp_path / args[-1]), *args[:-1]], check=True, capture_output=True)
+        assert sort.main([*args[:-1], "--figures", str(tmp_path / args[-1])]) == 0
         return sorted(p.name for p in (tmp_path / args[-1]).glob("*.png"))
 
     kinds = ("error_per_tau", "error_vs_ponder", "length", "learning_curves")
-    assert names("a") == sorted(f"sort_{n}.png" for n in kinds)
-    assert names("--prefix", "sort_len8", "b") == sorted(f"sort_len8_{n}.png" for n in kinds)
+    assert names("sort_small", "a") == sorted(f"sort_{n}.png" for n in kinds)
+    assert names("--sweep", "sort_small", "--prefix", "sort_len8", "b") == sorted(f"sort_len8_{n}.png" for n in kinds)
 
 
 @pytest.mark.slow
@@ -126,18 +127,51 @@ def test_architecture_writes_the_same_bytes_twice(tmp_path):
     assert first.read_bytes() == again.read_bytes()
 
 
-@pytest.mark.parametrize("command", [
-    ["plot_task.py", "logic", "--sweep", "no_such_sweep"],
-    ["plot_task.py", "logic", "--sweep", "addition_small"],
-    ["plot_sort.py", "--sweep", "logic_small"],
-    ["plot_parity.py", "sort_small"],
-    ["plot_characters.py", "--results", "no_such_folder"],
+PLOT_SCRIPTS = sorted({e.module_name for e in EXPERIMENTS.values()
+                       if e.module().SCRIPT.startswith("scripts/plot_")})
+
+
+@pytest.mark.parametrize("name", PLOT_SCRIPTS)
+def test_every_plot_script_has_the_one_command_line_shape(name, capsys):
+    """plot_<name>.py [SWEEP ...] [--figures DIR] [--prefix P] (act_experiments.figures.plot_main)."""
+    module = importlib.import_module(f"act_experiments.experiments.{name}")
+    with pytest.raises(SystemExit) as stop:
+        module.main(["--help"])
+    assert stop.value.code == 0
+    usage = " ".join(capsys.readouterr().out.split())
+    assert usage.startswith(f"usage: {Path(module.SCRIPT).name} [-h] [--figures FIGURES]")
+    assert "[SWEEP ...]" in usage
+
+
+@pytest.mark.parametrize("name, args", [
+    ("logic_addition", ["no_such_sweep"]),
+    ("logic_addition", []),
+    ("sort", ["logic_small"]),
+    ("parity", ["sort_small"]),
+    ("parity", ["parity8", "parity8_long", "--prefix", "two"]),
+    ("characters", ["--results", "no_such_folder"]),
+    ("time_penalty", ["no_such_folder"]),
+    ("controls", ["chess"]),
+    ("measured", ["chess"]),
+    ("skewed", ["skewed_parity16"]),
+    ("parity64", ["no_such_folder"]),
+    ("frontier", ["--bits", "3"]),
 ])
+def test_a_script_refuses_what_it_cannot_draw_in_one_line(name, args, tmp_path, capsys):
+    """One line ("<script>: ..." or argparse's), a non-zero status and no figure, before anything is drawn."""
+    module = importlib.import_module(f"act_experiments.experiments.{name}")
+    with pytest.raises(SystemExit) as stop:
+        module.main([*args, "--figures", str(tmp_path)])
+    said = str(stop.value.code) if isinstance(stop.value.code, str) else capsys.readouterr().err
+    assert stop.value.code not in (0, None)
+    assert len(said.strip().splitlines()) == 1 and Path(module.SCRIPT).name in said, said
+    assert not list(tmp_path.glob("*.png"))
+
+
 @pytest.mark.slow
-def test_a_script_refuses_a_sweep_it_cannot_draw_in_one_line(command, tmp_path):
-    script, *args = command
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / script), *args, "--figures", str(tmp_path)],
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert done.returncode != 0
+def test_a_script_run_as_a_command_refuses_in_one_line_without_a_traceback(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "plot_task.py"), "no_such_sweep", "--figures",
+                           str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
     assert not list(tmp_path.glob("*.png"))

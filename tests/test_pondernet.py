@@ -424,7 +424,7 @@ def test_a_stopped_comparison_resumes_to_the_same_tables(tmp_path, monkeypatch):
 def test_other_settings_are_refused_in_one_line_and_force_starts_over(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(pondernet_experiment, "ROOT", tmp_path)
     options = {**TINY, "seeds": (0,), "betas": (1e-2,)}
-    pondernet_experiment.run(options, "tiny", progress=None)
+    pondernet_experiment.run(options, tmp_path / "results" / "tiny", progress=None)
     before = (tmp_path / "results" / "tiny" / "curves.csv").read_text()
     argv = ["--name", "tiny", "--bits", "4", "--train-max", "2", "--hidden", "4", "--batch-size", "8",
             "--iterations", "6", "--chunk", "2", "--seeds", "0", "--taus", "0.01", "--betas", "0.01",
@@ -441,8 +441,8 @@ def test_other_settings_are_refused_in_one_line_and_force_starts_over(tmp_path, 
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "the same command continues" in err, err
     monkeypatch.undo()
-    monkeypatch.setattr(pondernet_experiment, "ROOT", tmp_path)
-    tables = pondernet_experiment.run({**options, "iterations": 6}, "tiny", force=True, progress=None)
+    tables = pondernet_experiment.run({**options, "iterations": 6}, tmp_path / "results" / "tiny", force=True,
+                                      progress=None)
     assert {r["iteration"] for r in tables["curves"]} == {2, 4, 6}
     assert PonderNetPopulation([{"seed": 0, "beta": 1e-2, "lambda_p": 0.2, "lr": 1e-2}],
                                               task_options={"bits": 4, "max_nonzero": 2}, hidden=4, max_steps=3,

@@ -371,6 +371,6 @@ def test_a_measured_control_reads_tests_and_draws(tmp_path, monkeypatch, capsys)
     assert set(ladder["seeds"]) <= {0, 1, 2}
     lo, hi = measured.N_percentiles(m["act"], "tau0.01-seed0")
     assert 1 <= lo <= hi <= 4
-    (path,) = measured.plot("tiny", m, tmp_path / "figures")
+    (path,) = measured.plot({"tiny": m}, tmp_path / "figures")
     assert path.name == "control_tiny_measured.png" and path.stat().st_size > 10_000
     assert "against the random" in measured.describe("tiny", m)

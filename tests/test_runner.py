@@ -122,10 +122,11 @@ def test_the_pitfalls_experiment_trains_reads_and_draws_a_tiny_experiment(tmp_pa
     monkeypatch.setitem(script.EXPERIMENTS["gallery"]["settings"], "eval_every", 1)
     monkeypatch.setitem(script.EXPERIMENTS["gallery"]["settings"], "probe_every", 1)
     lines = []
-    script.run("gallery", seeds=1, iterations=2, pitfalls=["correct", "plain average"], out=tmp_path, log=lines.append)
+    script.run_experiment("gallery", seeds=1, iterations=2, pitfalls=["correct", "plain average"], out=tmp_path,
+                          log=lines.append)
     assert len(lines) == 2
     from act_experiments.experiments import pitfalls as pitfalls_experiment
-    rows, record = pitfalls_experiment.read("gallery", tmp_path)
+    rows, record = pitfalls_experiment.read_experiment("gallery", tmp_path)
     assert {r["pitfall"] for r in rows} == {"correct", "plain average"} and len(rows) == 2 * 3
     assert record["settings"]["iterations"] == 2
     # the file and the code name the mean number of updates N alike: mean_N, beside rho, the ponder
@@ -137,7 +138,7 @@ def test_the_pitfalls_experiment_trains_reads_and_draws_a_tiny_experiment(tmp_pa
     summary = pitfalls_experiment.summarise(rows)
     assert set(summary) == {"correct", "plain average"} and summary["correct"]["seeds"] == 1
     assert summary["plain average"]["grad_data"][2] == 0.0 < summary["correct"]["grad_data"][1]
-    paths = script.plot(tmp_path, tmp_path / "figures")
+    paths = script.plot(script.read(tmp_path), tmp_path / "figures")
     assert [p.name for p in paths] == ["pitfalls_gallery.png"]
 
 
@@ -151,7 +152,7 @@ def test_a_rerun_of_a_committed_pitfalls_experiment_finds_its_record_equal_and_n
     for suffix in (".csv", ".json"):
         (tmp_path / f"{name}{suffix}").write_bytes((committed / f"{name}{suffix}").read_bytes())
     lines = []
-    script.run(name, out=tmp_path, log=lines.append)
+    script.run_experiment(name, out=tmp_path, log=lines.append)
     assert lines == []
     assert (tmp_path / f"{name}.csv").read_bytes() == (committed / f"{name}.csv").read_bytes()
     before, after = (json.loads((d / f"{name}.json").read_text()) for d in (committed, tmp_path))

@@ -117,7 +117,7 @@ def test_the_figure_and_the_summary_show_every_seed(tmp_path):
 
 def test_the_script_says_in_one_line_when_a_sweep_is_missing(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
-        skewed.main(["--sweeps", str(tmp_path / "nothing"), str(tmp_path / "none"), "--figures", str(tmp_path)])
+        skewed.main([str(tmp_path / "nothing"), str(tmp_path / "none"), "--figures", str(tmp_path)])
     assert "plot_skewed.py: no sweep results" in str(stop.value)
     assert not list(tmp_path.glob("*.png"))
 

@@ -401,7 +401,7 @@ def test_universal_transformer_numbers_quoted_in_notebook_13():
 
 def test_simplified_ponder_cost_numbers_in_the_pitfalls_account():
     from act_experiments.experiments import pitfalls as pitfalls_experiment
-    rows, meta = pitfalls_experiment.read("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
+    rows, meta = pitfalls_experiment.read_experiment("ponder_sum_h", ROOT / "results" / "pitfalls_ponder_sum_h")
     text = (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
     for name, s in pitfalls_experiment.summarise(rows).items():
         e, n = s["error"], s["mean_N"]
@@ -1268,13 +1268,13 @@ def test_notebook_15_quotes_the_measured_verdicts_and_the_ladder():
 def test_notebook_15_quotes_the_chains_and_extrapolation_as_committed():
     from act_experiments.experiments import pondernet, universal_transformer as ut
     text = re.sub(r"\s+", " ", markdown("15_"))
-    chains = ut.summarise(ut.read("compute")[0])
+    chains = ut.summarise(ut.read_experiment("compute")[0])
     act, depth2 = chains["ACT tau=0.01"], chains["fixed D=2"]
     assert act["seeds"] == 3 and act["sequence_error"][2] == 0
     assert (f"makes {act['mean_N'][0]:.2f} layer applications per position on average and gets every held-out row right "
             f"on all three seeds; fixed depth 2, which makes 2, still errs on {depth2['sequence_error'][0]:.1%} of rows") in text
     from act_experiments.experiments import measured
-    q = measured.quoted(ut.random_claim(ut.read("random")[0]))
+    q = measured.quoted(ut.random_claim(ut.read_experiment("random")[0]))
     assert f"**The claim holds**: ACT − random depths {q['difference']}, ACT lower on {q['sign']}" in text
     runs_ = [r for r in pondernet.read_comparison(ROOT / "results" / "pondernet8_extrapolation")["runs"] if r["model"] == "act"]
     change = np.array([r["steps_out"] - r["steps_in"] for r in runs_])
@@ -1293,7 +1293,7 @@ def test_notebook_15_quotes_the_chains_and_extrapolation_as_committed():
 
 def test_the_random_depth_control_is_quoted_from_its_csv():
     from act_experiments.experiments import measured, universal_transformer as ut_experiment
-    rows, meta = ut_experiment.read("random")
+    rows, meta = ut_experiment.read_experiment("random")
     claim = ut_experiment.random_claim(rows)
     doc = (ROOT / "docs" / "universal_transformer.md").read_text(encoding="utf-8")
     q = measured.quoted(claim)

@@ -391,7 +391,7 @@ def test_a_rerun_of_the_committed_experiment_finds_its_record_equal_and_nothing_
     for suffix in (".csv", ".json"):
         (out / f"{name}{suffix}").write_bytes((ut_experiment.COMMITTED / f"{name}{suffix}").read_bytes())
     lines = []
-    ut_experiment.run(name, out=out, log=lines.append)
+    ut_experiment.run_experiment(name, out=out, log=lines.append)
     assert lines == []
     assert (out / f"{name}.csv").read_bytes() == (ut_experiment.COMMITTED / f"{name}.csv").read_bytes()
     before, after = (json.loads((d / f"{name}.json").read_text()) for d in (ut_experiment.COMMITTED, out))
@@ -418,9 +418,9 @@ def test_the_experiment_runs_resumes_refuses_other_settings_and_plots(tmp_path, 
     monkeypatch.setitem(script.EXPERIMENTS["cap"]["settings"], "eval_every", 1)
     out = tmp_path / "results"
     lines = []
-    script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)
+    script.run_experiment("cap", seeds=1, iterations=2, out=out, log=lines.append)
     assert len(lines) == 3
-    rows, meta = ut_experiment.read("cap", out)
+    rows, meta = ut_experiment.read_experiment("cap", out)
     assert {r["entry"] for r in rows} == set(script.WEIGHTS) and len(rows) == 3 * 3
     assert meta["model"]["max_ponder"] == 3 and meta["seeds"] == 1 and {r["max_ponder"] for r in rows} == {3}
     # the files and the code name the cap and the mean number of updates N alike (max_ponder,
@@ -430,13 +430,13 @@ def test_the_experiment_runs_resumes_refuses_other_settings_and_plots(tmp_path, 
     assert {"max_ponder", "mean_N", "mean_N_d5"} <= set(header) and not {"ponder", "max_steps"} & set(header)
     assert json.loads((out / "cap.json").read_text())["model"]["max_ponder"] == 3
     assert all(r["mean_N"] >= 1 and r["rho"] > r["mean_N"] and r["mean_N_d5"] >= 1 for r in rows)
-    script.run("cap", seeds=1, iterations=2, out=out, log=lines.append)          # nothing left to do
+    script.run_experiment("cap", seeds=1, iterations=2, out=out, log=lines.append)          # nothing left to do
     assert len(lines) == 3
     with pytest.raises(ValueError, match="other settings"):
-        script.run("cap", seeds=1, iterations=3, out=out)
+        script.run_experiment("cap", seeds=1, iterations=3, out=out)
     s = ut_experiment.summarise(rows)
     assert s["remainder"]["weight_sum"][0] == pytest.approx(1.0) and s["remainder"]["seeds"] == 1
-    paths = script.plot(out, tmp_path / "figures")
+    paths = script.plot(script.read(out), tmp_path / "figures")
     assert [p.name for p in paths] == ["universal_transformer_cap.png"]
 
 
@@ -503,9 +503,9 @@ def test_the_random_depths_draw_from_their_seeds_act_run(tmp_path, monkeypatch):
     monkeypatch.setitem(ut_experiment.EXPERIMENTS["random"]["settings"], "eval_every", 2)
     out = tmp_path / "results"
     lines = []
-    ut_experiment.run("random", seeds=2, iterations=2, out=out, log=lines.append)
+    ut_experiment.run({"experiment": "random", "seeds": 2, "iterations": 2}, out, log=lines.append)
     assert [line.split(":")[1].split("seed")[0].strip() for line in lines] == ["ACT tau=0.01", "random depths"] * 2
-    rows, meta = ut_experiment.read("random", out)
+    rows, meta = ut_experiment.read_experiment("random", out)
     ends = {(r["entry"], r["seed"]): r for r in ut_experiment.final_rows(rows)}
     for seed in (0, 1):
         act, drawn = ends["ACT tau=0.01", seed], ends["random depths", seed]
@@ -517,13 +517,14 @@ def test_the_random_depths_draw_from_their_seeds_act_run(tmp_path, monkeypatch):
                                                               if drawn[c]}
     assert ut_experiment.drawn_from(out, "random", "ACT tau=0.01", 1) == [ends["ACT tau=0.01", 1][c]
                                                                           for c in ut_experiment.SHARE_COLUMNS]
-    ut_experiment.run("random", seeds=2, iterations=2, out=out, log=lines.append)      # nothing left
+    ut_experiment.run_experiment("random", seeds=2, iterations=2, out=out, log=lines.append)  # nothing left
     assert len(lines) == 4
     with pytest.raises(ValueError, match="no run of 'ACT tau=0.01' with seed 5"):
         ut_experiment.drawn_from(out, "random", "ACT tau=0.01", 5)
     claim = ut_experiment.random_claim(rows)
     assert claim["seeds"] == [0, 1] and claim["verdict"] in ("holds", "refuted", "not shown")
-    assert [p.name for p in ut_experiment.plot(out, tmp_path / "figures")] == ["universal_transformer_random.png"]
+    drawn = ut_experiment.plot(ut_experiment.read(out), tmp_path / "figures")
+    assert [p.name for p in drawn] == ["universal_transformer_random.png"]
 
 
 def test_the_random_depth_claim_is_the_registered_paired_test():

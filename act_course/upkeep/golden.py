@@ -2,9 +2,12 @@
 recorded in one checkout and compared with another's, to hold a refactor to.
 
 ``record`` runs each command of ``commands()`` in this checkout (sweeps under names ``golden_*``,
-which it deletes from results/ and runs/ afterwards; the other experiments into their own --out) and
-copies the CSVs each one writes into ``OUT/<entry>/``. Sweeps run in float32 and in float64 with
-``--iterations 50 --eval-every 25``; the experiments beyond the paper run one seed for 50 iterations.
+which it deletes from results/ and runs/ afterwards; every experiment of the registry into
+runs/golden/) and copies the CSVs each one writes into ``OUT/<entry>/``. The committed sweeps run in
+float32 and in float64 with ``--iterations 50 --eval-every 25``; every experiment of
+act_experiments.experiments.registry runs at its smallest settings (``golden_smallest_<name>``), the
+sizes the contract test (tests/test_experiment_contract.py) runs. The entries of the hand list the
+registry replaced (``RETIRED``) are named, not counted, when a recording before holds them.
 
 ``compare`` reads the two folders' CSVs cell by cell, time columns excluded (a column renamed since
 the recording before is read under its new name after: ``RENAMED``), and prints one line per
@@ -21,6 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from act_experiments.experiments.registry import EXPERIMENTS
 from act_experiments.files import ROOT
 from act_experiments.tables import read_csv
 
@@ -36,6 +40,11 @@ TIME_COLUMNS = ("time_s", "train_time_s", "seconds", "wall_s", "cpu_s")
 RENAMED = {"max_ponder": "max_N", "ponder": "mean_N", "max_steps": "max_ponder",
            **{f"ponder_d{k}": f"mean_N_d{k}" for k in range(6)},
            **{f"ponder_{s}": f"expected_steps_{s}" for s in ("in", "out")}}
+
+
+# entries of the hand list recorded before the registry replaced it (issue 39): one seed of each
+# experiment beyond the paper at 50 iterations; a recording that holds them compares the rest
+RETIRED = ("golden_pitfalls_", "golden_ut_", "golden_pondernet", "golden_convnet_aig")
 
 
 def sweep_command(name):
@@ -69,21 +78,13 @@ def commands():
                 entry = f"golden_{name}_{engine}_{dtype}"
                 out[entry] = (base[:1] + ["--name", entry] + base[1:] + SHORT + extra + ["--dtype", dtype],
                               f"results/{entry}", dtype == "float64")
-    tmp = "runs/golden"
-    for experiment in ("gallery", "sequence", "prefix"):
-        out[f"golden_pitfalls_{experiment}"] = (
-            ["scripts/pitfalls.py", "run", experiment, "--seeds", "1", "--iterations", "50", "--force",
-             "--out", f"{tmp}/pitfalls"], f"{tmp}/pitfalls", False)
-    for experiment in ("compute", "cap"):
-        out[f"golden_ut_{experiment}"] = (
-            ["scripts/universal_transformer.py", "run", experiment, "--seeds", "1", "--iterations", "50",
-             "--force", "--out", f"{tmp}/ut"], f"{tmp}/ut", False)
-    out["golden_pondernet"] = (["scripts/pondernet.py", "--name", "golden_pondernet", "--bits", "8",
-                                "--iterations", "50", "--chunk", "25", "--seeds", "0", "--force"],
-                               "results/golden_pondernet", False)
-    out["golden_convnet_aig"] = (["scripts/convnet_aig.py", "--out", f"{tmp}/convnet_aig", "--seeds", "0",
-                                  "--iterations", "50", "--figures", f"{tmp}/convnet_aig_figures"],
-                                 f"{tmp}/convnet_aig", False)        # the committed figures stay as they are
+    for name, entry in EXPERIMENTS.items():
+        # the registry's smallest settings, the contract test's, under runs/golden/<name>/ (a sweep's
+        # folder is <root>/results/<name>; an experiment that reads a folder of sweeps writes one into it)
+        results = f"runs/golden/{name}/results"
+        folder = results if entry.folder == "results" else f"{results}/{name}"
+        tables = f"{results}/{entry.smallest['name']}" if entry.folder == "results" else folder
+        out[f"golden_smallest_{name}"] = (["-m", "act_experiments.experiments.registry", name, folder], tables, False)
     return out
 
 
@@ -140,6 +141,9 @@ def compare(before, after):
         rel = 1e-9 if entry.endswith("float64") else 1e-4
         b, a = before / entry, after / entry
         if not a.is_dir():
+            if entry.startswith(RETIRED):
+                print(f"{entry}: retired (the registry's golden_smallest_* entries replaced it)")
+                continue
             print(f"{entry}: missing after"); bad += 1
             continue
         worst, where, identical = 0.0, "", True

@@ -15,8 +15,9 @@ figures, characters_*.png:
 
 Runs are told apart by "tau" here, None for the no-ACT baseline.
 
-``run`` is scripts/characters.py (the sweep and its per-byte analysis), ``read`` reads a sweep,
-``plot`` draws FIGURES and ``main`` is scripts/plot_characters.py.
+``run(settings, out)`` trains a characters sweep and its per-byte analysis into ``out``
+(scripts/characters.py's options as a dict), ``read(out)`` reads a sweep, ``plot(data, figures)``
+draws FIGURES and ``main`` is scripts/plot_characters.py.
 """
 
 import math
@@ -29,9 +30,9 @@ import numpy as np
 
 from act_experiments import tables
 from act_experiments.data import text
-from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots.style import line_style, series_label, tau_colours
 from act_experiments.sweeps import launch, reading
+from act_experiments.sweeps.experiment import sweep_experiment
 from act_experiments.sweeps.stats import taus
 
 
@@ -279,31 +280,19 @@ FIGURES = {
 SCRIPT = "scripts/plot_characters.py"
 DESCRIPTION = 'Figures of a character-prediction sweep written by scripts/characters.py (Graves 2016, section 3.5).'
 
+# run(settings, out) is scripts/characters.py: a characters sweep and its per-byte analysis into out/
+# (act_experiments.sweeps.per_byte); read(out=None) reads one (default: default_results()) with its
+# tables curves, classes and passage; plot(data, figures=None, prefix=None) draws FIGURES as
+# <prefix or characters>_*.png; main(argv=None) is scripts/plot_characters.py
+run, read, plot, main = sweep_experiment(load, FIGURES, prefix="characters", default=default_results,
+                                         summary=print_summary, script=SCRIPT, description=DESCRIPTION,
+                                         task="characters")
 
-def run(argv=None):
-    """scripts/characters.py: a characters sweep and its per-byte analysis (act_experiments.sweeps.launch,
-    act_experiments.sweeps.per_byte); ``argv`` as scripts/sweep.py takes it, less --task."""
+
+def sweep_main(argv=None):
+    """scripts/characters.py: a characters sweep and its per-byte analysis from the command line,
+    ``argv`` as scripts/sweep.py takes it, less --task (act_experiments.sweeps.launch)."""
     return launch.main(argv, script="characters.py", task="characters")
-
-
-def read(folder=None):
-    """A characters sweep (default: default_results()) with its tables curves, classes and passage."""
-    return load(folder)
-
-
-def plot(res, figures=None):
-    """Draw FIGURES of a sweep from ``read`` as <figures or figures/>/characters_*.png; returns the paths."""
-    return save_figures(FIGURES, res, "characters", figures)
-
-
-def main(argv=None):
-    """scripts/plot_characters.py: read a characters sweep, print its summary, draw its figures."""
-    def arguments(ap):
-        ap.add_argument("--results", default=None, help="sweep folder (default: results/characters, else _small)")
-
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
-                     read=lambda args: read(args.results), summary=print_summary,
-                     plot=lambda res, args: plot(res, args.figures))
 
 
 if __name__ == "__main__":

@@ -13,21 +13,22 @@ it for a remainder it does not have); ACT's committed ρ puts its mean N between
 ``CONTROLS`` names the pairs the course committed, with the τ each notebook highlights and the F
 that matches its computation (docs/<task>.md states each claim as it was written before its run).
 
-``run`` trains a control (scripts/sweep.py --fixed-ponders), ``read`` is ``load_pair``, ``plot``
-draws a control's figure and ``main`` is scripts/plot_controls.py.
+``run(settings, out)`` trains a control (scripts/sweep.py's options as a dict, with fixed_ponders)
+into the folder of sweeps ``out``, ``read(out)`` is ``load_pair`` of every control there, ``plot(data,
+figures)`` draws each control's figure and ``main`` is scripts/plot_controls.py.
 """
 
-import argparse
 import sys
+from pathlib import Path
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import draw_main, save_figure
+from act_experiments.figures import plot_main, save_figure
 from act_experiments.plots.style import DIFFICULTY_LABEL
-from act_experiments.sweeps import launch
+from act_experiments.sweeps.experiment import run_into
 from act_experiments.sweeps.reading import by_seed, fixed_key, load_sweep, NO_ACT, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, keys, mean_se
 
@@ -50,12 +51,13 @@ CONTROLS = {
 }
 
 
-def load_pair(task, controls=CONTROLS):
-    """{"control": the Control, "act": the ACT sweep, "fixed": the control sweep} (reading.load_sweep)."""
+def load_pair(task, controls=CONTROLS, results=tables.RESULTS):
+    """{"control": the Control, "act": the ACT sweep, "fixed": the control sweep} (reading.load_sweep),
+    from the folder of sweeps ``results``."""
     if task not in controls:
         raise ValueError(f"task must be one of {sorted(controls)}, got {task!r}")
     c = controls[task]
-    return {"control": c, "act": load_sweep(c.act), "fixed": load_sweep(c.fixed)}
+    return {"control": c, "act": load_sweep(Path(results) / c.act), "fixed": load_sweep(Path(results) / c.fixed)}
 
 
 def paired(pair, field="sequence_error", tau=None, F=None):
@@ -204,51 +206,41 @@ SCRIPT = "scripts/plot_controls.py"
 DESCRIPTION = 'Figures and paired numbers of the fixed-computation controls: adaptivity or computation?'
 
 
-def run(argv):
-    """Train a control: ``argv`` as scripts/sweep.py takes it, with --fixed-ponders (act_experiments.sweeps.launch)."""
-    return launch.main(argv)
+def run(settings, out):
+    """Train a control, settings["name"], into the folder of sweeps ``out``: scripts/sweep.py's options
+    as a dict, with fixed_ponders (act_experiments.sweeps.experiment.run_into); returns its folder."""
+    return run_into(settings, out)
 
 
-def read(task):
-    """The committed pair of ``task`` (load_pair)."""
-    return load_pair(task)
+def read(out=tables.RESULTS, tasks=None):
+    """{task: load_pair} of the tasks of CONTROLS (or of ``tasks``) whose control is in the folder of
+    sweeps ``out``: every one, when ``tasks`` is not given, that is there."""
+    if tasks is None:
+        tasks = [t for t, c in CONTROLS.items() if (Path(out) / c.fixed / "runs.csv").exists()]
+    return {task: load_pair(task, results=out) for task in tasks}
 
 
-def plot(task, pair, figures=None):
-    """Draw the control's figure as <figures or figures/>/control_<task>.png; returns [its path]."""
-    fig = plot_control(pair)
-    path = save_figure(fig, f"control_{task}", directory=figures)
-    plt.close(fig)
-    return [path]
-
-
-def _control_task(name):
-    """A task named on the command line, once it has a control (argparse's ``type``)."""
-    if name not in CONTROLS:
-        raise argparse.ArgumentTypeError(f"unknown task {name!r}; expected some of {', '.join(CONTROLS)}")
-    return name
+def plot(data, figures=None):
+    """Draw each pair's figure as <figures or figures/>/control_<task>.png; returns the paths."""
+    paths = []
+    for task, pair in data.items():
+        fig = plot_control(pair)
+        paths.append(save_figure(fig, f"control_{task}", directory=figures))
+        plt.close(fig)
+    return paths
 
 
 def main(argv=None):
     """scripts/plot_controls.py: the paired numbers and the figure of each committed control
-    (``draw_main``: every pair is read before any figure is written)."""
-    def arguments(ap):
-        ap.add_argument("tasks", nargs="*", type=_control_task,
-                        help=f"tasks to draw, of {', '.join(CONTROLS)} (default: every task whose control "
-                             "is committed)")
-
-    def read_pairs(args):
-        tasks = args.tasks or [t for t, c in CONTROLS.items() if (tables.RESULTS / c.fixed / "runs.csv").exists()]
-        return {task: read(task) for task in tasks}
-
+    (``plot_main``: every pair is read before any figure is written)."""
     def summary(pairs):
         for task, pair in pairs.items():
             print(describe(task, pair))
 
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments, read=read_pairs,
-                     summary=summary,
-                     plot=lambda pairs, args: [path for task, pair in pairs.items()
-                                               for path in plot(task, pair, args.figures)])
+    return plot_main(argv, script=SCRIPT, description=DESCRIPTION,
+                     what=f"tasks to draw, of {', '.join(CONTROLS)} (default: every task whose control is committed)",
+                     read=lambda tasks: [read(tables.RESULTS, tasks or None)], summary=summary,
+                     plot=lambda pairs, figures, prefix: plot(pairs, figures))
 
 
 if __name__ == "__main__":

@@ -250,8 +250,11 @@ def _unit_of(table, row):
     return run_key(row["kind"], row["target_rate"] or 0, blocks, row["seed"])
 
 
-def run(out, seeds, rates, depths, settings, force=False, log=print):
+def run(settings, out, force=False, log=print):
     """Train whatever of the sweep out/runs.csv lacks; returns (runs, usage) rows, as ``read``.
+
+    settings: "seeds", "rates" and "depths" (default SEEDS, RATES, DEPTHS) and any of the networks'
+    SETTINGS (the others SETTINGS'), e.g. {"seeds": (0,), "iterations": 50}.
 
     The networks are the units of ``runner.run_plan``: for each seed a plain ResNet per depth,
     then a hard and a soft ConvNet-AIG per rate; each one's row is appended to runs.csv and its
@@ -259,6 +262,10 @@ def run(out, seeds, rates, depths, settings, force=False, log=print):
     stopped sweep continues where it stopped, more seeds, rates or depths add networks, and other
     settings are refused with ValueError unless ``force`` (which starts the sweep over).
     """
+    settings = dict(settings)
+    seeds, rates, depths = (tuple(settings.pop(k, default)) for k, default in
+                            (("seeds", SEEDS), ("rates", RATES), ("depths", DEPTHS)))
+    settings = {**SETTINGS, **settings}
     plan = [("static", None, d, s) for s in seeds for d in depths]
     plan += [(k, t, SETTINGS["blocks"], s) for s in seeds for t in rates for k in ("hard", "soft")]
     data = {}
@@ -301,10 +308,11 @@ def mean_usage(usage, kind, rate):
     return np.mean(tables, axis=0), len(seeds)
 
 
-def plot(runs, usage, figures=None):
-    """Draw the two figures of ``read``'s rows (or run_one's) as <figures or figures/>/convnet_aig_*.png;
+def plot(data, figures=None):
+    """Draw the two figures of ``read``'s (runs, usage) rows as <figures or figures/>/convnet_aig_*.png;
     returns their paths."""
     import matplotlib.pyplot as plt
+    runs, usage = data
     seeds = len({r["seed"] for r in runs})
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     draw_tradeoff(ax, runs, title=f"8 x 8 digits, {SETTINGS['blocks']} residual blocks, "
@@ -350,7 +358,7 @@ def main(argv=None):
     except ValueError as err:
         ap.exit(1, f"{ap.prog}: error: {err}\n")
     print_summary(runs)
-    print_written(plot(runs, usage, args.figures))
+    print_written(plot((runs, usage), args.figures))
     return 0
 
 
@@ -363,8 +371,8 @@ def _run_or_read(args, seeds, rates, depths):
         if not (out / "runs.csv").exists():
             raise ValueError(f"no runs.csv in {out}: run the sweep first")
         return read(out)
-    return run(out, seeds, rates, depths, dict(SETTINGS, iterations=args.iterations), force=args.force,
-               log=lambda line: print(line, flush=True))
+    return run({"seeds": seeds, "rates": rates, "depths": depths, "iterations": args.iterations}, out,
+               force=args.force, log=lambda line: print(line, flush=True))
 
 if __name__ == "__main__":
     sys.exit(main())

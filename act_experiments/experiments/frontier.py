@@ -19,11 +19,13 @@ act_experiments.experiments.measured (its MEASURED and fixed_ladder), skewed par
 act_experiments.experiments.skewed, the pointer chains from the Universal Transformer's committed
 ``compute`` experiment (fixed depths against ACT; no random depths yet).
 
-``run`` trains a control's sweeps (scripts/sweep.py's arguments), ``read`` the committed ones,
-``plot`` draws figures/frontier.png and ``main`` is scripts/plot_frontier.py.
+``run(settings, out)`` trains a control's sweep into the folder of sweeps ``out`` (scripts/sweep.py's
+options as a dict), ``read(out)`` reads every control there, ``plot(data, figures)`` draws
+figures/frontier.png and ``main`` is scripts/plot_frontier.py.
 """
 
 import sys
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -32,8 +34,8 @@ from act_experiments import tables
 from act_experiments.experiments import measured, skewed
 from act_experiments.experiments import universal_transformer as ut_experiment
 from act_experiments.experiments.measured import ACT_COLOUR, FIXED_COLOUR, RANDOM_COLOUR, fixed_ladder
-from act_experiments.figures import draw_main, save_figure
-from act_experiments.sweeps import launch
+from act_experiments.figures import plot_main, save_figure
+from act_experiments.sweeps.experiment import run_into
 from act_experiments.sweeps.reading import load_sweep, random_key
 from act_experiments.sweeps.stats import mean_se, taus
 
@@ -108,15 +110,15 @@ def _points(sweep, key):
     return sorted((r["seed"], r["mean_N"], r["sequence_error"]) for r in sweep["runs"] if r["key"] == key)
 
 
-def _committed(name):
-    return (tables.RESULTS / name / "runs.csv").is_file()
+def _committed(name, results=tables.RESULTS):
+    return (Path(results) / name / "runs.csv").is_file()
 
 
-def sweep_control(title, act_name, random_name):
-    """A control read from two τ sweeps under results/: ACT and the fixed ladder in ``act_name``,
-    the random schedules of every τ in ``random_name`` (None when that sweep is not committed)."""
-    act = load_sweep(act_name, tables=())
-    random = load_sweep(random_name, tables=()) if _committed(random_name) else None
+def sweep_control(title, act_name, random_name, results=tables.RESULTS):
+    """A control read from two τ sweeps under results/ (or ``results``): ACT and the fixed ladder in
+    ``act_name``, the random schedules of every τ in ``random_name`` (None when that sweep is not committed)."""
+    act = load_sweep(Path(results) / act_name, tables=())
+    random = load_sweep(Path(results) / random_name, tables=()) if _committed(random_name, results) else None
     tau_list = taus(act)
     return {"title": title, "sweeps": [act_name] + ([random_name] if random else []), "unit": UPDATES,
             "missing": None if random else random_name,
@@ -124,19 +126,19 @@ def sweep_control(title, act_name, random_name):
             "random": None if random is None else {tau: _points(random, random_key(tau)) for tau in tau_list}}
 
 
-def chains_random():
-    """The final rows of the chains' random-depth control (docs/universal_transformer.md), or None
-    while it is not committed."""
-    if not (ut_experiment.COMMITTED / "random.csv").is_file():
+def chains_random(folder=ut_experiment.COMMITTED):
+    """The final rows of the chains' random-depth control (docs/universal_transformer.md) in ``folder``,
+    or None while it is not committed."""
+    if not (Path(folder) / "random.csv").is_file():
         return None
-    return ut_experiment.final_rows(ut_experiment.read("random")[0])
+    return ut_experiment.final_rows(ut_experiment.read_experiment("random", folder)[0])
 
 
-def chains_control():
-    """The pointer chains (notebook 13): fixed depths D as the ladder, ACT per τ, the sequence error
-    (a row is wrong if any position is) against layer applications per position, and the random
-    depths drawn from ACT τ = 0.01's own N once that control is committed."""
-    rows, _ = ut_experiment.read("compute")
+def chains_control(folder=ut_experiment.COMMITTED):
+    """The pointer chains (notebook 13) in ``folder``: fixed depths D as the ladder, ACT per τ, the
+    sequence error (a row is wrong if any position is) against layer applications per position, and
+    the random depths drawn from ACT τ = 0.01's own N once that control is committed."""
+    rows, _ = ut_experiment.read_experiment("compute", folder)
     ends = ut_experiment.final_rows(rows)
     ladder, act = {}, {}
     for r in ends:
@@ -144,7 +146,7 @@ def chains_control():
             ladder.setdefault(r["depth"], {})[r["seed"]] = r["sequence_error"]
         elif r["kind"] == "act":
             act.setdefault(r["tau"], []).append((r["seed"], r["mean_N"], r["sequence_error"]))
-    random = chains_random()
+    random = chains_random(folder)
     if random is not None:
         random = {0.01: sorted((r["seed"], r["mean_N"], r["sequence_error"]) for r in random if r["entry"] == "random depths")}
     return {"title": "pointer chains (Universal Transformer)", "sweeps": ["universal_transformer/compute.csv"]
@@ -159,16 +161,18 @@ TITLES = {"parity": "parity, 16 bits", "addition": "addition, 3 digits", "logic"
           "sort": "sort, 8 numbers"}
 
 
-def read(skewed_sweeps=skewed.SWEEPS):
-    """{name: control} of every committed control, in the page's order: the measured controls whose
-    ACT sweep is committed, skewed parity when its ACT sweep is (``skewed_sweeps``), the chains."""
+def read(out=tables.RESULTS, skewed_sweeps=skewed.SWEEPS):
+    """{name: control} of every control in the folder of sweeps ``out``, in the page's order: the
+    measured controls whose ACT sweep is there, skewed parity when its ACT sweep is
+    (``skewed_sweeps``), the chains when out/universal_transformer/ holds them."""
     controls = {}
     for task, m in measured.MEASURED.items():
-        if _committed(m.act):
-            controls[task] = sweep_control(TITLES[task], m.act, m.random)
-    if _committed(skewed_sweeps[0]):
-        controls["skewed parity"] = sweep_control("skewed parity, 16 bits", *skewed_sweeps)
-    controls["chains"] = chains_control()
+        if _committed(m.act, out):
+            controls[task] = sweep_control(TITLES[task], m.act, m.random, out)
+    if _committed(skewed_sweeps[0], out):
+        controls["skewed parity"] = sweep_control("skewed parity, 16 bits", *skewed_sweeps, out)
+    if (Path(out) / "universal_transformer" / "compute.csv").is_file():
+        controls["chains"] = chains_control(Path(out) / "universal_transformer")
     return controls
 
 
@@ -246,14 +250,15 @@ SCRIPT = "scripts/plot_frontier.py"
 DESCRIPTION = "When does adapting pay? Every committed control's error against measured updates, on one page"
 
 
-def run(argv):
-    """Train one of a control's sweeps: ``argv`` as scripts/sweep.py takes it (the commands in docs/)."""
-    return launch.main(argv)
+def run(settings, out):
+    """Train one of a control's sweeps, settings["name"], into the folder of sweeps ``out``: scripts/sweep.py's
+    options as a dict (the commands in docs/; act_experiments.sweeps.experiment.run_into)."""
+    return run_into(settings, out)
 
 
-def plot(controls, figures=None):
+def plot(data, figures=None):
     """Draw figures/frontier.png (or in ``figures``); returns [its path]."""
-    fig = plot_frontiers(controls)
+    fig = plot_frontiers(data)
     path = save_figure(fig, "frontier", directory=figures)
     plt.close(fig)
     return [path]
@@ -261,9 +266,11 @@ def plot(controls, figures=None):
 
 def main(argv=None):
     """scripts/plot_frontier.py: every committed control's frontier, printed and drawn."""
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=lambda ap: None,
-                     read=lambda args: read(), summary=lambda controls: print(describe(controls)),
-                     plot=lambda controls, args: plot(controls, args.figures))
+    return plot_main(argv, script=SCRIPT, description=DESCRIPTION,
+                     what="folders of sweeps to read the controls from (default: results/)",
+                     read=lambda folders: [read(f) for f in folders] or [read()],
+                     summary=lambda controls: print(describe(controls)),
+                     plot=lambda controls, figures, prefix: plot(controls, figures))
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ Which sweep: SWEEPS lists, per task, the folders under results/ to try in order;
 holds a runs.csv wins, so the full sweep (results/logic/, results/addition/) is shown once it is
 committed and the reduced CPU sweeps until then.
 
-``run`` trains a logic or addition sweep (scripts/sweep.py --task ...), ``read`` reads one, ``plot``
-draws FIGURES and ``main`` is scripts/plot_task.py.
+``run(settings, out)`` trains a logic or addition sweep into ``out`` (scripts/sweep.py's options as a
+dict, ``task`` among them), ``read(out)`` reads one, ``plot(data, figures)`` draws FIGURES and ``main``
+is scripts/plot_task.py.
 """
 
 import sys
@@ -24,10 +25,10 @@ import sys
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import DIFFICULTY_LABEL, tau_colours
-from act_experiments.sweeps import launch, reading, stats
+from act_experiments.sweeps import reading, stats
+from act_experiments.sweeps.experiment import sweep_experiment
 from act_experiments.sweeps.stats import taus
 
 
@@ -130,38 +131,35 @@ SCRIPT = "scripts/plot_task.py"
 DESCRIPTION = 'Figures of the logic and addition experiments (Graves 2016, sections 3.2 and 3.3) from a tau sweep.'
 
 
-def run(task, argv):
-    """Train a τ sweep of ``task`` ("logic" or "addition"): ``argv`` as scripts/sweep.py takes it, less --task."""
-    if task not in SWEEPS:
-        raise ValueError(f"task must be one of {sorted(SWEEPS)}, got {task!r}")
-    return launch.main(["--task", task, *argv])
+def load(out):
+    """The logic or addition sweep in ``out`` (a folder or a name under results/), as reading.load_sweep
+    gives it. ValueError when it holds another task's sweep."""
+    sweep = reading.load_sweep(out)
+    if reading.task_of(sweep) not in SWEEPS:
+        raise ValueError(f"results/{sweep['name']} holds a {reading.task_of(sweep)} sweep, not logic or addition")
+    return sweep
 
 
-def read(task, sweep=None):
-    """The sweep results/<sweep>/ of ``task`` (a name or a folder; default: the first of SWEEPS[task]
-    present), as reading.load_sweep gives it. ValueError when it holds another task."""
-    return reading.load_task_sweep(task, sweep or find_sweep(task))
+def locate(text):
+    """The folder a SWEEP of scripts/plot_task.py names: a task's name (logic, addition) its sweep
+    to show (find_sweep), else a name under results/ or a folder."""
+    return find_sweep(text) if text in SWEEPS else reading.sweep_folder(text)
 
 
-def plot(sweep, figures=None, prefix=None):
-    """Draw FIGURES of a sweep from ``read`` as <figures or figures/>/<prefix or its task>_*.png; returns the paths."""
-    return save_figures(FIGURES, sweep, prefix or reading.task_of(sweep), figures)
+def no_default():
+    raise ValueError("name a sweep: logic, addition (the task's sweep to show), results/<name>/ or a folder")
 
 
-def main(argv=None):
-    """scripts/plot_task.py: read a logic or addition sweep, print its table, draw its figures."""
-    def arguments(ap):
-        ap.add_argument("task", choices=sorted(SWEEPS), help="logic or addition")
-        ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS[task] present)")
-        ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: the task's name)")
+def summary(sweep):
+    print(describe(sweep))
+    stats.print_table(stats.table(sweep))
 
-    def summary(sweep):
-        print(describe(sweep))
-        stats.print_table(stats.table(sweep))
 
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
-                     read=lambda args: read(args.task, args.sweep), summary=summary,
-                     plot=lambda sweep, args: plot(sweep, args.figures, args.prefix or args.task))
+# run(settings, out) trains a logic or addition sweep into out/ (settings["task"] says which),
+# read(out) reads one, plot(data, figures=None, prefix=None) draws FIGURES as <prefix or its task>_*.png,
+# main(argv=None) is scripts/plot_task.py (act_experiments.sweeps.experiment.sweep_experiment)
+run, read, plot, main = sweep_experiment(load, FIGURES, prefix=reading.task_of, default=no_default,
+                                         summary=summary, script=SCRIPT, description=DESCRIPTION, locate=locate)
 
 
 if __name__ == "__main__":

@@ -18,13 +18,14 @@ difference is at most −THRESHOLD, it is refuted when the mean difference is 0 
 otherwise it is not shown (the 95% interval of the mean difference says how large a difference
 the seeds could have missed).
 
-``run`` trains a measured control's sweeps (scripts/sweep.py, the commands in docs/<task>.md),
-``read`` is ``load``, ``plot`` draws figures/control_<task>_measured.png and ``main`` is
-scripts/plot_measured.py.
+``run(settings, out)`` trains a measured control's sweep into the folder of sweeps ``out``
+(scripts/sweep.py's options as a dict, the commands in docs/<task>.md), ``read(out)`` is ``load`` of
+every control there, ``plot(data, figures)`` draws figures/control_<task>_measured.png and ``main``
+is scripts/plot_measured.py.
 """
 
-import argparse
 import sys
+from pathlib import Path
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -33,9 +34,9 @@ from scipy import stats as scipy_stats
 
 from act_experiments.sweeps import probe
 from act_experiments import tables
-from act_experiments.figures import draw_main, save_figure
+from act_experiments.figures import plot_main, save_figure
 from act_experiments.plots.style import DIFFICULTY_LABEL
-from act_experiments.sweeps import launch
+from act_experiments.sweeps.experiment import run_into
 from act_experiments.sweeps.reading import NO_ACT, by_seed, load_sweep, random_key, task_of
 from act_experiments.sweeps.stats import by_difficulty, difficulty_bins, mean_se
 
@@ -61,19 +62,20 @@ MEASURED = {
 }
 
 
-def load(task, measured=MEASURED):
+def load(task, measured=MEASURED, results=tables.RESULTS):
     """{"measured": the Measured, "act", "random": the two sweeps (with N_counts), "probe": the
     committed probe rows of the act sweep (None when not yet run)}."""
     if task not in measured:
         raise ValueError(f"task must be one of {sorted(measured)}, got {task!r}")
     m = measured[task]
     tables = ("difficulty", "curves", "N_counts")
-    act_sweep = load_sweep(m.act, tables=tables)
+    act_sweep = load_sweep(Path(results) / m.act, tables=tables)
     try:
-        probe_rows = probe.read(m.act)
+        probe_rows = probe.read(Path(results) / m.act)
     except FileNotFoundError:
         probe_rows = None
-    return {"measured": m, "act": act_sweep, "random": load_sweep(m.random, tables=tables), "probe": probe_rows}
+    return {"measured": m, "act": act_sweep, "random": load_sweep(Path(results) / m.random, tables=tables),
+            "probe": probe_rows}
 
 
 def fixed_ladder(sweep):
@@ -253,23 +255,27 @@ SCRIPT = "scripts/plot_measured.py"
 DESCRIPTION = "The measured controls: ACT against a random schedule of its own updates, and the ladder at measured N"
 
 
-def run(argv):
-    """Train one of a measured control's sweeps: ``argv`` as scripts/sweep.py takes it (the ACT
-    sweep with --taus, --fixed-ponders and --save-weights, then its --random-ponders sweep)."""
-    return launch.main(argv)
+def run(settings, out):
+    """Train one of a measured control's sweeps, settings["name"], into the folder of sweeps ``out``:
+    scripts/sweep.py's options as a dict (the ACT sweep with taus, fixed_ponders and save_weights,
+    then its random_ponders sweep; act_experiments.sweeps.experiment.run_into); returns its folder."""
+    return run_into(settings, out)
 
 
-def read(task):
-    """The committed measured control of ``task`` (load)."""
-    return load(task)
+def read(out=tables.RESULTS, tasks=None):
+    """{task: load} of the tasks of MEASURED (or of ``tasks``) whose two sweeps are in the folder of
+    sweeps ``out``: every one, when ``tasks`` is not given (``committed``)."""
+    return {task: load(task, results=out) for task in (committed(results=out) if tasks is None else tasks)}
 
 
-def plot(task, m, figures=None):
-    """Draw figures/control_<task>_measured.png (or in ``figures``); returns [its path]."""
-    fig = plot_measured(m)
-    path = save_figure(fig, f"control_{task}_measured", directory=figures)
-    plt.close(fig)
-    return [path]
+def plot(data, figures=None):
+    """Draw each control's figure as <figures or figures/>/control_<task>_measured.png; returns the paths."""
+    paths = []
+    for task, m in data.items():
+        fig = plot_measured(m)
+        paths.append(save_figure(fig, f"control_{task}_measured", directory=figures))
+        plt.close(fig)
+    return paths
 
 
 def describe(task, m):
@@ -287,35 +293,23 @@ def describe(task, m):
     return "\n".join(lines)
 
 
-def committed(measured=MEASURED):
-    """The tasks whose measured control is committed: both its sweeps under results/."""
+def committed(measured=MEASURED, results=tables.RESULTS):
+    """The tasks whose measured control is committed: both its sweeps under results/ (or ``results``)."""
     return [t for t, m in measured.items()
-            if all((tables.RESULTS / name / "runs.csv").exists() for name in (m.act, m.random))]
-
-
-def _task(name):
-    """A task named on the command line, once it has a measured control (argparse's ``type``)."""
-    if name not in MEASURED:
-        raise argparse.ArgumentTypeError(f"unknown task {name!r}; expected some of {', '.join(MEASURED)}")
-    return name
+            if all((Path(results) / name / "runs.csv").exists() for name in (m.act, m.random))]
 
 
 def main(argv=None):
     """scripts/plot_measured.py: the registered tests, the probe and the figure of each committed
-    measured control (``draw_main``: every control is read before any figure is written)."""
-    def arguments(ap):
-        ap.add_argument("tasks", nargs="*", type=_task,
-                        help=f"tasks to draw, of {', '.join(MEASURED)} (default: every one committed)")
-
+    measured control (``plot_main``: every control is read before any figure is written)."""
     def summary(controls):
         for task, m in controls.items():
             print(describe(task, m))
 
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
-                     read=lambda args: {task: read(task) for task in (args.tasks or committed())},
-                     summary=summary,
-                     plot=lambda controls, args: [path for task, m in controls.items()
-                                                  for path in plot(task, m, args.figures)])
+    return plot_main(argv, script=SCRIPT, description=DESCRIPTION,
+                     what=f"tasks to draw, of {', '.join(MEASURED)} (default: every one committed)",
+                     read=lambda tasks: [read(tables.RESULTS, tasks or None)], summary=summary,
+                     plot=lambda controls, figures, prefix: plot(controls, figures))
 
 
 if __name__ == "__main__":

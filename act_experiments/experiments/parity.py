@@ -17,8 +17,8 @@ All four are act_experiments.plots.tau_sweep's figures, the ones every τ sweep 
 parity's colours, titles and chance line (0.5). The sweep shown by default is the largest parity
 sweep under results/ (``largest_sweep``).
 
-``run`` trains a parity sweep (scripts/sweep.py --task parity), ``read`` reads one, ``plot`` draws
-FIGURES and ``main`` is scripts/plot_parity.py.
+``run(settings, out)`` trains a parity sweep into ``out`` (scripts/sweep.py's options as a dict),
+``read(out)`` reads one, ``plot(data, figures)`` draws FIGURES and ``main`` is scripts/plot_parity.py.
 """
 
 import json
@@ -28,10 +28,10 @@ from pathlib import Path
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import tau_colours
-from act_experiments.sweeps import launch, reading
+from act_experiments.sweeps import reading
+from act_experiments.sweeps.experiment import sweep_experiment
 from act_experiments.sweeps.reading import NO_ACT, tau_label
 from act_experiments.sweeps.stats import baseline_errors, by_difficulty, difficulty_bins, keys, mean_se, table, taus
 
@@ -264,33 +264,13 @@ FIGURES = {
 SCRIPT = "scripts/plot_parity.py"
 DESCRIPTION = "Draw the paper's parity figures (Graves 2016, section 3.1) from a saved tau sweep."
 
-
-def run(argv):
-    """Train a τ sweep of parity: ``argv`` as scripts/sweep.py takes it, less --task (act_experiments.sweeps.launch)."""
-    return launch.main(["--task", "parity", *argv])
-
-
-def read(sweep=None):
-    """The sweep results/<sweep>/ (a name or a folder; default: the largest parity sweep), as
-    reading.load_sweep gives it. ValueError when it holds another task, FileNotFoundError when none."""
-    return reading.load_task_sweep("parity", sweep or largest_sweep())
-
-
-def plot(sweep, figures=None, prefix="parity"):
-    """Draw FIGURES of a sweep from ``read`` as <figures or figures/>/<prefix>_*.png; returns the paths."""
-    return save_figures(FIGURES, sweep, prefix, figures)
-
-
-def main(argv=None):
-    """scripts/plot_parity.py: read a sweep, print its summary, draw its figures."""
-    def arguments(ap):
-        ap.add_argument("sweep", nargs="?", default=None,
-                        help="results/<name>/ to plot, or a folder (default: the largest parity sweep in results/)")
-        ap.add_argument("--prefix", default="parity", help="figure file names <prefix>_*.png (default parity)")
-
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
-                     read=lambda args: read(args.sweep), summary=print_summary,
-                     plot=lambda sweep, args: plot(sweep, args.figures, args.prefix))
+# run(settings, out) trains a parity sweep into out/ (settings: scripts/sweep.py's options as a dict),
+# read(out=None) reads one (default: the largest parity sweep), plot(data, figures=None, prefix=None)
+# draws FIGURES as <prefix or parity>_*.png, main(argv=None) is scripts/plot_parity.py
+# (act_experiments.sweeps.experiment.sweep_experiment)
+run, read, plot, main = sweep_experiment(lambda out: reading.load_task_sweep("parity", out), FIGURES,
+                                         prefix="parity", default=largest_sweep, summary=print_summary,
+                                         script=SCRIPT, description=DESCRIPTION)
 
 
 if __name__ == "__main__":

@@ -15,18 +15,20 @@ error at most 0.02), beside the measured mean N and the final error of every see
     data = read()                  # {"sweeps", "settings": one row per setting}
     verdicts = claims(data)        # claims (a)-(d) as docs/parity.md fixed them
 
-``run`` trains one of the sweeps, ``plot`` draws figures/parity64_curves.png and ``main`` is
+``run(settings, out)`` trains one of the sweeps into the folder of sweeps ``out``, ``read(out)`` reads
+those there, ``plot(data, figures)`` draws figures/parity64_curves.png and ``main`` is
 scripts/plot_parity64.py.
 """
 
 import sys
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 
 from act_experiments import tables
 from act_experiments.experiments import measured
-from act_experiments.figures import draw_main, save_figure
-from act_experiments.sweeps import launch
+from act_experiments.figures import plot_main, save_figure
+from act_experiments.sweeps.experiment import run_into
 from act_experiments.sweeps.reading import NO_ACT, fixed_key, load_sweep, random_key
 from act_experiments.sweeps.writing import SOLVED_ERROR
 
@@ -50,13 +52,15 @@ def label(key):
     return "random schedule of τ = 1e-2's N"
 
 
-def read(results=tables.RESULTS, names=SWEEPS):
+def read(out=tables.RESULTS, names=SWEEPS):
     """The committed sweeps that exist and one row per setting: key, label, seeds, solved (how
     many seeds reached 98%), iterations (each seed's iterations_to_98, None when never), mean_N and
-    error (each seed's final held-out numbers), and Fojo et al.'s steps and repetitions."""
-    sweeps = [load_sweep(results / name, tables=("curves",)) for name in names if (results / name / "runs.csv").exists()]
+    error (each seed's final held-out numbers), and Fojo et al.'s steps and repetitions. out: the
+    folder of sweeps that holds ``names``."""
+    out = Path(out)
+    sweeps = [load_sweep(out / name, tables=("curves",)) for name in names if (out / name / "runs.csv").exists()]
     if not sweeps:
-        raise FileNotFoundError(f"none of {', '.join(names)} is committed under {results}")
+        raise FileNotFoundError(f"none of {', '.join(names)} is committed under {out}")
     runs = [r for s in sweeps for r in s["runs"]]
     settings = []
     for key in ORDER:
@@ -158,9 +162,10 @@ SCRIPT = "scripts/plot_parity64.py"
 DESCRIPTION = "Parity at the paper's size beside Fojo et al.: iterations to 98%, measured N, the claims"
 
 
-def run(argv):
-    """Train one of the three sweeps: ``argv`` as scripts/sweep.py takes it (docs/parity.md)."""
-    return launch.main(argv)
+def run(settings, out):
+    """Train one of the three sweeps, settings["name"], into the folder of sweeps ``out``: scripts/sweep.py's
+    options as a dict (docs/parity.md; act_experiments.sweeps.experiment.run_into)."""
+    return run_into(settings, out)
 
 
 def plot(data, figures=None):
@@ -182,10 +187,10 @@ def describe(data):
 
 def main(argv=None):
     """scripts/plot_parity64.py: the table, the claims and the figure of the committed 64-bit sweeps."""
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=lambda ap: None,
-                     read=lambda args: read(), summary=lambda data: print(describe(data)),
-                     plot=lambda data, args: plot(data, args.figures))
-
+    return plot_main(argv, script=SCRIPT, description=DESCRIPTION,
+                     what=f"folders of sweeps that hold {', '.join(SWEEPS)} (default: results/)",
+                     read=lambda folders: [read(f) for f in folders] or [read()],
+                     summary=lambda data: print(describe(data)), plot=lambda data, figures, prefix: plot(data, figures))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """The pitfall gallery's training runs (notebook 11, scripts/pitfalls.py): one entry trained briefly, and the committed runs.
 
     result = train_variant("plain average", task="parity", task_options={"bits": 6}, iterations=1000)
-    rows, meta = read("gallery");  summarise(rows)          # results/pitfalls/gallery.csv
-    run("gallery", seeds=1, iterations=50, out="/tmp/pitfalls")
-    plot("/tmp/pitfalls", figures="/tmp/figures")           # figures/pitfalls_*.png
+    rows, meta = read_experiment("gallery");  summarise(rows)    # results/pitfalls/gallery.csv
+    run({"experiment": "gallery", "seeds": 1, "iterations": 50}, "/tmp/pitfalls")
+    plot(read("/tmp/pitfalls"), figures="/tmp/figures")          # figures/pitfalls_*.png
     main(["run", "gallery"])                                # scripts/pitfalls.py
 
 The pieces and the gallery itself (``PITFALLS``) are ``act_beyond.pitfalls``'; here one entry is
@@ -14,6 +14,7 @@ act_experiments.experiments.runner, and their figures are drawn here.
 
 import sys
 import time
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -201,10 +202,15 @@ SCRIPT = "scripts/pitfalls.py"
 DESCRIPTION = "The pitfall gallery's training runs (notebook 11): every bug of act_beyond.pitfalls, trained briefly."
 
 
-def read(name, folder=None):
+def read_experiment(name, folder=None):
     """(rows, meta) of the committed experiment ``name`` ("gallery", "sequence", "prefix"): one row per
     evaluation (see train_variant) with "pitfall" and "seed", and the settings it ran with."""
     return runner.read(name, COMMITTED if folder is None else folder, ("pitfall",), SCRIPT)
+
+
+def read(out=COMMITTED):
+    """{name: (rows, meta)} (read_experiment) of every experiment of EXPERIMENTS that ``out`` holds."""
+    return {name: read_experiment(name, out) for name in EXPERIMENTS if (Path(out) / f"{name}.csv").is_file()}
 
 
 def final_evals(rows):
@@ -279,7 +285,14 @@ EXPERIMENTS = {
 }
 
 
-def run(name, seeds=None, iterations=None, pitfalls=None, out=COMMITTED, force=False, log=print):
+def run(settings, out, force=False, log=print):
+    """Train the experiment of ``settings`` into ``out``: {"experiment": a key of EXPERIMENTS, and
+    optionally "seeds", "iterations", "pitfalls"}, run_experiment's arguments; returns the CSV's path."""
+    chosen = dict(settings)
+    return run_experiment(chosen.pop("experiment"), out=out, force=force, log=log, **chosen)
+
+
+def run_experiment(name, seeds=None, iterations=None, pitfalls=None, out=COMMITTED, force=False, log=print):
     """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path.
 
     Resumes a run that stopped and refuses one with other settings (act_experiments.experiments.runner).
@@ -377,16 +390,12 @@ def _describe(meta):
             f"τ {s['tau']:g}, M {s['max_ponder']}, {s['iterations']} it., {meta['seeds']} seeds")
 
 
-def plot(results=COMMITTED, figures=None):
-    """Draw figures/pitfalls_<experiment>.png for every experiment found in ``results``; returns the paths."""
+def plot(data, figures=None):
+    """Draw figures/pitfalls_<experiment>.png (or in ``figures``) for every experiment of ``read``'s
+    data; returns the paths."""
     import matplotlib.pyplot as plt
     paths = []
-    for name in EXPERIMENTS:
-        try:
-            rows, meta = read(name, results)
-        except ValueError:
-            print(f"{name}: no results in {results}, skipped")
-            continue
+    for name, (rows, meta) in data.items():
         draw = draw_prefix if name == "prefix" else draw_effects
         fig = draw(rows, _describe(meta))
         paths.append(save_figure(fig, f"pitfalls_{name}", directory=figures))
@@ -397,7 +406,8 @@ def plot(results=COMMITTED, figures=None):
 def main(argv=None):
     matplotlib.use("Agg")
     return runner.main(argv, script=SCRIPT, description=DESCRIPTION, experiments=EXPERIMENTS,
-                       entries_of=lambda experiment: pf.PITFALLS, entry_option="--pitfalls", run=run, plot=plot,
+                       entries_of=lambda experiment: pf.PITFALLS, entry_option="--pitfalls",
+                       run=run_experiment, plot=lambda results, figures: plot(read(results), figures),
                        out=COMMITTED, figures_help="draw figures/pitfalls_*.png")
 
 

@@ -489,8 +489,10 @@ def build_parser():
     return p
 
 
-def plot(tables, name, figures=None):
-    """Draw the figures of a comparison's tables as <figures or figures/>/pondernet_<name>_*.png; returns the paths."""
+def plot(data, figures=None):
+    """Draw the figures of a comparison's tables from ``read`` as <figures or figures/>/pondernet_<name>_*.png,
+    <name> its folder's; returns the paths."""
+    tables = data
     s = tables["meta"]["settings"]
     act_knob, pn_knob = comparison_picks(tables)
     drawings = {
@@ -501,29 +503,29 @@ def plot(tables, name, figures=None):
     }
     if s["train_max"] == s["bits"]:
         drawings.pop("counts")        # no extrapolation: the error per count says little more
-    return save_figures(drawings, tables, f"pondernet_{name}", figures)
+    return save_figures(drawings, tables, f"pondernet_{tables['name']}", figures)
 
 
-def read(name):
-    """The tables of results/<name>/ (read_comparison)."""
-    return read_comparison(ROOT / "results" / name)
+def read(out):
+    """The tables of the comparison in ``out`` (read_comparison), with "name", its folder's name."""
+    return {**read_comparison(out), "name": Path(out).name}
 
 
 def draw(name):
     """Draw the figures of results/<name>/ into figures/; returns the paths."""
     matplotlib.use("Agg")
-    return plot(read(name), name)
+    return plot(read(ROOT / "results" / name))
 
 
-def run(settings, name, force=False, progress=print):
-    """Train the comparison ``settings`` into results/<name>/, ACT's run folders and PonderNet's
-    checkpoint in runs/pondernet/<name>/ (``run_comparison``: a stopped comparison resumes, other
-    settings are refused unless ``force``, which starts over); returns its tables."""
-    if not name or "/" in name:
-        raise ValueError("--name must name a folder under results/ (no '/')")
+def run(settings, out, force=False, progress=print):
+    """Train the comparison ``settings`` into the folder ``out`` (results/<name>/ from the script), ACT's
+    run folders and PonderNet's checkpoint in runs/pondernet/<name>/ beside the folder that holds it
+    (``run_comparison``: a stopped comparison resumes, other settings are refused unless ``force``,
+    which starts over); returns its tables."""
+    out = Path(out)
     torch.set_num_threads(1)
-    return run_comparison(settings, work=ROOT / "runs" / "pondernet" / name, out=ROOT / "results" / name,
-                          name=name, force=force, progress=progress)
+    return run_comparison(settings, work=out.parent.parent / "runs" / "pondernet" / out.name, out=out,
+                          name=out.name, force=force, progress=progress)
 
 
 def main(argv=None):
@@ -542,7 +544,9 @@ def main(argv=None):
                     "betas": number_list(args.betas, "--betas", check_float, 0.0), "lambda_p": args.lambda_p,
                     "max_steps": args.max_steps,
                     "eval_size": args.eval_size}
-        run(settings, args.name, force=args.force, progress=lambda line: print(line, flush=True))
+        if not args.name or "/" in args.name:
+            raise ValueError("--name must name a folder under results/ (no '/')")
+        run(settings, ROOT / "results" / args.name, force=args.force, progress=lambda line: print(line, flush=True))
         print(f"wrote results/{args.name}/")
         for path in draw(args.name):
             print("wrote", path.relative_to(ROOT))

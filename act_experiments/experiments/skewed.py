@@ -21,20 +21,23 @@ for a τ when the Spearman correlation between the number of non-zero bits and t
 number is positive on at least SPEARMAN_SEEDS seeds and its mean over the seeds is SPEARMAN_MEAN
 or more.
 
-``run`` trains a sweep (scripts/sweep.py's arguments), ``read`` is ``load``, ``plot`` draws
+``run(settings, out)`` trains a sweep into the folder of sweeps ``out`` (scripts/sweep.py's options as
+a dict), ``read(out)`` is ``load`` of the two there, ``plot(data, figures)`` draws
 figures/skewed_parity.png and ``main`` is scripts/plot_skewed.py.
 """
 
 import sys
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import stats as scipy_stats
 
+from act_experiments import tables
 from act_experiments.experiments.measured import (ACT_COLOUR, RANDOM_COLOUR, draw_ladder, fixed_ladder, ladder_at,
                                                   paired_test, quoted, signed)
-from act_experiments.figures import draw_main, save_figure
-from act_experiments.sweeps import launch
+from act_experiments.figures import plot_main, save_figure
+from act_experiments.sweeps.experiment import run_into
 from act_experiments.sweeps.reading import by_seed, load_sweep, random_key
 from act_experiments.sweeps.stats import mean_se, taus
 
@@ -47,10 +50,11 @@ SPEARMAN_MEAN = 0.5
 TABLES = ("difficulty", "curves", "N_counts")
 
 
-def load(act=SWEEPS[0], random=SWEEPS[1]):
+def load(act=SWEEPS[0], random=SWEEPS[1], results=tables.RESULTS):
     """{"act": the sweep of ACT, the ladder and no ACT, "random": the random schedules} from results/
-    (or folders), each with its difficulty, curves and N_counts tables."""
-    return {"act": load_sweep(act, tables=TABLES), "random": load_sweep(random, tables=TABLES)}
+    (or ``results``; or folders), each with its difficulty, curves and N_counts tables."""
+    return {"act": load_sweep(Path(results) / act, tables=TABLES),
+            "random": load_sweep(Path(results) / random, tables=TABLES)}
 
 
 def holm(pvalues):
@@ -217,14 +221,15 @@ SCRIPT = "scripts/plot_skewed.py"
 DESCRIPTION = "When adapting should pay: skewed parity against the fixed ladder and a random schedule"
 
 
-def run(argv):
-    """Train one of the two sweeps: ``argv`` as scripts/sweep.py takes it (docs/parity.md's commands)."""
-    return launch.main(argv)
+def run(settings, out):
+    """Train one of the two sweeps, settings["name"], into the folder of sweeps ``out``: scripts/sweep.py's
+    options as a dict (docs/parity.md's commands; act_experiments.sweeps.experiment.run_into)."""
+    return run_into(settings, out)
 
 
-def read(names=SWEEPS):
-    """The committed sweeps (load)."""
-    return load(*names)
+def read(out=tables.RESULTS, names=SWEEPS):
+    """The two sweeps ``names`` (ACT, random) of the folder of sweeps ``out`` (load)."""
+    return load(*names, results=out)
 
 
 def plot(data, figures=None):
@@ -258,13 +263,15 @@ def describe(data, against=("ladder", "random")):
 
 def main(argv=None):
     """scripts/plot_skewed.py: the claims, every seed, and the figure."""
-    def arguments(ap):
-        ap.add_argument("--sweeps", nargs=2, default=list(SWEEPS), metavar=("ACT", "RANDOM"),
-                        help="the two sweeps under results/ (default: %(default)s)")
+    def read_two(sweeps):
+        if sweeps and len(sweeps) != 2:
+            raise ValueError(f"give the two sweeps, ACT and random, or none; got {len(sweeps)}")
+        return [read(tables.RESULTS, tuple(sweeps) or SWEEPS)]
 
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
-                     read=lambda args: read(tuple(args.sweeps)), summary=lambda data: print(describe(data)),
-                     plot=lambda data, args: plot(data, args.figures))
+    return plot_main(argv, script=SCRIPT, description=DESCRIPTION,
+                     what=f"the two sweeps, ACT and random, under results/ or folders (default: {' '.join(SWEEPS)})",
+                     read=read_two, summary=lambda data: print(describe(data)),
+                     plot=lambda data, figures, prefix: plot(data, figures))
 
 
 if __name__ == "__main__":

@@ -18,8 +18,8 @@ A note on the ponder numbers: the sweep records rho = N + R (eq. 10). A step tha
 one update has N = 1 and R = 1, so rho = 2, which is what the no-ACT baseline shows. For ACT,
 the number of updates N of a step lies between rho - 1 and rho.
 
-``run`` trains a sort sweep (scripts/sweep.py --task sort), ``read`` reads one, ``plot`` draws
-FIGURES and ``main`` is scripts/plot_sort.py.
+``run(settings, out)`` trains a sort sweep into ``out`` (scripts/sweep.py's options as a dict),
+``read(out)`` reads one, ``plot(data, figures)`` draws FIGURES and ``main`` is scripts/plot_sort.py.
 """
 
 import math
@@ -28,10 +28,10 @@ import sys
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots import tau_sweep
 from act_experiments.plots.style import tau_colours
-from act_experiments.sweeps import launch, reading
+from act_experiments.sweeps import reading
+from act_experiments.sweeps.experiment import sweep_experiment
 from act_experiments.sweeps.stats import print_table, table, taus
 
 
@@ -143,32 +143,12 @@ FIGURES = {
 SCRIPT = "scripts/plot_sort.py"
 DESCRIPTION = 'Figures of the sort experiment (Graves 2016, section 3.4) from a committed tau sweep.'
 
-
-def run(argv):
-    """Train a τ sweep of sort: ``argv`` as scripts/sweep.py takes it, less --task (act_experiments.sweeps.launch)."""
-    return launch.main(["--task", "sort", *argv])
-
-
-def read(sweep=None):
-    """The sweep results/<sweep>/ (a name or a folder; default: the first of SWEEPS that exists), as
-    reading.load_sweep gives it. ValueError when it holds another task, FileNotFoundError when none."""
-    return reading.load_task_sweep("sort", sweep or find_sweep())
-
-
-def plot(sweep, figures=None, prefix="sort"):
-    """Draw FIGURES of a sweep from ``read`` as <figures or figures/>/<prefix>_*.png; returns the paths."""
-    return save_figures(FIGURES, sweep, prefix, figures)
-
-
-def main(argv=None):
-    """scripts/plot_sort.py: read a sweep, print its summary, draw its figures."""
-    def arguments(ap):
-        ap.add_argument("--sweep", help="results/<sweep>/ to draw (default: the first of SWEEPS that exists)")
-        ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: sort)")
-
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments,
-                     read=lambda args: read(args.sweep), summary=print_summary,
-                     plot=lambda sweep, args: plot(sweep, args.figures, args.prefix or "sort"))
+# run(settings, out) trains a sort sweep into out/, read(out=None) reads one (default: the first of
+# SWEEPS that exists), plot(data, figures=None, prefix=None) draws FIGURES as <prefix or sort>_*.png,
+# main(argv=None) is scripts/plot_sort.py (act_experiments.sweeps.experiment.sweep_experiment)
+run, read, plot, main = sweep_experiment(lambda out: reading.load_task_sweep("sort", out), FIGURES,
+                                         prefix="sort", default=find_sweep, summary=print_summary,
+                                         script=SCRIPT, description=DESCRIPTION)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ sweep per task, the one with the most training (headline), so that each stays re
 
 With no sweep at all, each figure says so.
 
-``run`` trains one more sweep (scripts/sweep.py), ``read`` finds every sweep, ``plot`` draws
-FIGURES and ``main`` is scripts/plot_time_penalty.py.
+``run(settings, out)`` trains one more sweep (scripts/sweep.py's options as a dict, its name
+among them) into the folder of sweeps ``out``, ``read(out)`` finds every sweep there, ``plot(data,
+figures)`` draws FIGURES and ``main`` is scripts/plot_time_penalty.py.
 """
 
 import sys
@@ -25,9 +26,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import draw_main, save_figures
 from act_experiments.plots.style import legend_right
-from act_experiments.sweeps import launch, reading
+from act_experiments.sweeps import reading
+from act_experiments.sweeps.experiment import sweep_experiment
 from act_experiments.sweeps.reading import NO_ACT, task_of, tau_label
 from act_experiments.sweeps.stats import baseline_errors, mean_se, table
 
@@ -211,40 +212,29 @@ SCRIPT = "scripts/plot_time_penalty.py"
 DESCRIPTION = 'What the time penalty tau does, across every committed sweep (Graves 2016, eq. 12 and section 3).'
 
 
-def run(argv):
-    """Train one more τ sweep for these figures: ``argv`` as scripts/sweep.py takes it (act_experiments.sweeps.launch)."""
-    return launch.main(argv)
+def load(out):
+    """Every sweep in the folder ``out`` that these figures use (reading.find_sweeps); [] when there is
+    none. ValueError when ``out`` is not a folder: a mistyped folder must not redraw the committed
+    figures as "no sweeps"."""
+    if not Path(out).is_dir():
+        raise ValueError(f"{out} is not a folder")
+    return reading.find_sweeps(out)
 
 
-def read(results=tables.RESULTS):
-    """Every sweep in ``results`` that these figures use (reading.find_sweeps); [] when there is none."""
-    return reading.find_sweeps(results)
+def print_all(sweeps):
+    """print_summary, or a line saying that there is no sweep."""
+    if sweeps:
+        print_summary(sweeps)
+    else:
+        print("no committed sweeps found: the figures say so")
 
 
-def plot(sweeps, figures=None):
-    """Draw FIGURES of the sweeps from ``read`` as <figures or figures/>/time_penalty_*.png; returns the paths."""
-    return save_figures(FIGURES, sweeps, "time_penalty", figures)
-
-
-def main(argv=None):
-    """scripts/plot_time_penalty.py: every committed sweep, one line each in three figures."""
-    def arguments(ap):
-        ap.add_argument("--results", default=str(tables.RESULTS), help="folder holding the sweeps (default results/)")
-
-    def read_folder(args):
-        if not Path(args.results).is_dir():
-            # a mistyped folder must not redraw the committed figures as "no sweeps"
-            raise ValueError(f"--results {args.results} is not a folder")
-        return read(args.results)
-
-    def summary(sweeps):
-        if sweeps:
-            print_summary(sweeps)
-        else:
-            print("no committed sweeps found: the figures say so")
-
-    return draw_main(argv, script=SCRIPT, description=DESCRIPTION, arguments=arguments, read=read_folder,
-                     summary=summary, plot=lambda sweeps, args: plot(sweeps, args.figures))
+# run(settings, out) trains one more τ sweep, settings["name"], into the folder of sweeps out/;
+# read(out=None) finds every sweep there (default results/); plot(data, figures=None, prefix=None)
+# draws FIGURES as <prefix or time_penalty>_*.png; main(argv=None) is scripts/plot_time_penalty.py
+run, read, plot, main = sweep_experiment(load, FIGURES, prefix="time_penalty", default=lambda: tables.RESULTS,
+                                         summary=print_all, script=SCRIPT, description=DESCRIPTION, locate=Path,
+                                         folder_of_sweeps=True)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """The Universal Transformer's runs (notebook 13, scripts/universal_transformer.py): training, and the committed comparison.
 
     result = train_ut(depth=None, tau=1e-2, iterations=600, seed=0)   # ACT per position
-    rows, meta = read("compute")                                    # results/universal_transformer/
-    run("cap", seeds=1, iterations=50, out="/tmp/ut")               # train what /tmp/ut lacks
-    plot("/tmp/ut", figures="/tmp/figures")                         # figures/universal_transformer_*.png
+    rows, meta = read_experiment("compute")                         # results/universal_transformer/
+    run({"experiment": "cap", "seeds": 1, "iterations": 50}, "/tmp/ut")   # train what /tmp/ut lacks
+    plot(read("/tmp/ut"), figures="/tmp/figures")                   # figures/universal_transformer_*.png
     main(["run", "compute"])                                        # scripts/universal_transformer.py
 
 The model, its halting loop and its evaluation are ``act_beyond.universal_transformer``'s; this
@@ -16,6 +16,7 @@ command line of scripts/universal_transformer.py.
 import math
 import sys
 import time
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -130,11 +131,16 @@ def flat_eval(e):
     return row
 
 
-def read(name, folder=None):
+def read_experiment(name, folder=None):
     """(rows, meta) of the committed experiment ``name`` ("compute" or "cap"): one row per evaluation
     of every run (entry, kind, tau, depth, max_ponder, weights, seed, iteration, the FIELDS, error_d<k>,
     mean_N_d<k>), numbers as floats or ints (None where empty), and the settings it ran with."""
     return runner.read(name, COMMITTED if folder is None else folder, TEXT, SCRIPT)
+
+
+def read(out=COMMITTED):
+    """{name: (rows, meta)} (read_experiment) of every experiment of EXPERIMENTS that ``out`` holds."""
+    return {name: read_experiment(name, out) for name in EXPERIMENTS if (Path(out) / f"{name}.csv").is_file()}
 
 
 def final_rows(rows):
@@ -210,7 +216,14 @@ def drawn_from(out, name, entry, seed):
     return [last[c] or 0.0 for c in SHARE_COLUMNS]
 
 
-def run(name, seeds=None, iterations=None, entries=None, out=COMMITTED, force=False, log=print):
+def run(settings, out, force=False, log=print):
+    """Train the experiment of ``settings`` into ``out``: {"experiment": a key of EXPERIMENTS, and
+    optionally "seeds", "iterations", "entries"}, run_experiment's arguments; returns the CSV's path."""
+    chosen = dict(settings)
+    return run_experiment(chosen.pop("experiment"), out=out, force=force, log=log, **chosen)
+
+
+def run_experiment(name, seeds=None, iterations=None, entries=None, out=COMMITTED, force=False, log=print):
     """Train experiment ``name`` (a key of EXPERIMENTS) into ``out``; returns the CSV's path.
 
     Resumes a run that stopped and refuses one with other settings (act_experiments.experiments.runner).
@@ -404,16 +417,15 @@ FIGURES = {"compute": {"compute": draw_compute, "depth": draw_depth}, "cap": {"c
            "random": {"random": draw_random}}
 
 
-def plot(results=COMMITTED, figures=None):
-    """Draw figures/universal_transformer_<name>.png for every experiment in ``results``; returns the paths."""
+def plot(data, figures=None):
+    """Draw figures/universal_transformer_<name>.png (or in ``figures``) for every experiment of
+    ``read``'s data; returns the paths."""
     import matplotlib.pyplot as plt
     paths = []
     for experiment, drawings in FIGURES.items():
-        try:
-            rows, meta = read(experiment, results)
-        except ValueError:
-            print(f"{experiment}: no results in {results}, skipped")
+        if experiment not in data:
             continue
+        rows, meta = data[experiment]
         for name, draw in drawings.items():
             fig = draw(rows, meta)
             paths.append(save_figure(fig, f"universal_transformer_{name}", directory=figures))
@@ -426,7 +438,8 @@ def main(argv=None):
     torch_threads()                   # one thread unless OMP_NUM_THREADS says otherwise: the tensors are tiny
     return runner.main(argv, script=SCRIPT, description=DESCRIPTION, experiments=EXPERIMENTS,
                        entries_of=lambda experiment: EXPERIMENTS[experiment]["entries"], entry_option="--entries",
-                       run=run, plot=plot, out=COMMITTED, figures_help="draw figures/universal_transformer_*.png")
+                       run=run_experiment, plot=lambda results, figures: plot(read(results), figures),
+                       out=COMMITTED, figures_help="draw figures/universal_transformer_*.png")
 
 
 if __name__ == "__main__":

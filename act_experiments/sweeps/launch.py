@@ -115,7 +115,7 @@ def default_backend(device):
 # ---------------------------------------------------------------------------------------------
 
 
-def parse_args(argv=None, script="sweep.py", task=None):
+def parse_args(argv=None, script="sweep.py", task=None, root=None):
     """The sweep's own options and the tokens it passes on to every run.
 
     task: set for a script that runs one task only (characters.py); --task is then not taken.
@@ -160,7 +160,7 @@ def parse_args(argv=None, script="sweep.py", task=None):
         args.task = task
     args.taus = list(checked(ap, number_list, args.taus, "--taus", check_float, 0.0, empty=True))
     args.fixed_ponders = parse_fixed_ponders(ap, args.fixed_ponders)
-    args.random_from, args.random_taus = parse_random_ponders(ap, args.random_ponders)
+    args.random_from, args.random_taus = parse_random_ponders(ap, args.random_ponders, root)
     if not (args.taus or args.fixed_ponders or args.random_taus):
         ap.error("need at least one tau or fixed ponder (or random ponder)")
     checked(ap, check_int, "--seeds", args.seeds)
@@ -205,9 +205,9 @@ def parse_fixed_ponders(parser, text):
     return values
 
 
-def parse_random_ponders(parser, text):
+def parse_random_ponders(parser, text, root=None):
     """--random-ponders "parity16_measured:1e-3" -> ("parity16_measured", [0.001]); ("", []) for
-    ""; one line for anything else, or for a sweep with no N_counts.csv."""
+    ""; one line for anything else, or for a sweep with no N_counts.csv (in <root>/results/)."""
     if not text:
         return "", []
     name, sep, taus = text.partition(":")
@@ -215,15 +215,15 @@ def parse_random_ponders(parser, text):
         parser.error(f"--random-ponders must be SWEEP:TAU[,TAU...], got {text!r}")
     check_name(parser, name)
     taus = list(checked(parser, number_list, taus, "--random-ponders", check_float, 0.0))
-    if not (ROOT / "results" / name / "N_counts.csv").is_file():
+    if not ((root or ROOT) / "results" / name / "N_counts.csv").is_file():
         parser.error(f"--random-ponders: results/{name} has no N_counts.csv (a sweep that measured N)")
     return name, taus
 
 
-def random_distribution(name, tau, seed, script="sweep.py"):
-    """reading.N_distribution of run tau<TAU>-seed<S> of results/<name>, or one line and exit 2."""
+def random_distribution(name, tau, seed, script="sweep.py", root=None):
+    """reading.N_distribution of run tau<TAU>-seed<S> of <root>/results/<name>, or one line and exit 2."""
     try:
-        return N_distribution(ROOT / "results" / name, f"tau{tau:g}-seed{seed}")
+        return N_distribution((root or ROOT) / "results" / name, f"tau{tau:g}-seed{seed}")
     except ValueError as err:
         fail(script, f"--random-ponders: {err}")
 
@@ -262,7 +262,7 @@ def passthrough_options(tokens, backend="torch", script="sweep.py"):
     return shared
 
 
-def jobs_for(args, shared, script="sweep.py"):
+def jobs_for(args, shared, script="sweep.py", root=None):
     """(run_id, options) of every run of the sweep: each tau and seed, then each baseline seed,
     then each fixed ponder F and seed, then each random ponder's tau and seed."""
     jobs = []
@@ -273,7 +273,7 @@ def jobs_for(args, shared, script="sweep.py"):
             name = ("noact" if kind == "noact" else f"fixed{value}" if kind == "fixed"
                     else f"{kind}{value:g}")                  # tau0.001, random0.001
             run_id = f"{name}-seed{seed}"
-            options = dict(shared, task=args.task, seed=seed, out=str(run_folder(args.name) / run_id))
+            options = dict(shared, task=args.task, seed=seed, out=str(run_folder(args.name, root) / run_id))
             if args.backend == "torch":
                 options["device"] = args.device
             if kind == "tau":
@@ -286,7 +286,7 @@ def jobs_for(args, shared, script="sweep.py"):
                 elif kind == "fixed":
                     options["fixed_ponder"] = value
                 else:
-                    options["random_ponder"] = random_distribution(args.random_from, value, seed, script)
+                    options["random_ponder"] = random_distribution(args.random_from, value, seed, script, root)
             jobs.append((run_id, options))
     return jobs
 
@@ -310,9 +310,9 @@ def check_jobs(jobs, backend="torch", script="sweep.py"):
         fail(script, str(err))
 
 
-def run_folder(name):
-    """Where a sweep's runs live: runs/sweeps/<name>/ (not committed)."""
-    return ROOT / "runs" / "sweeps" / name
+def run_folder(name, root=None):
+    """Where a sweep's runs live: <root, the checkout by default>/runs/sweeps/<name>/ (not committed)."""
+    return (root or ROOT) / "runs" / "sweeps" / name
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,14 +418,14 @@ def open_sweep(folder, config, force=False, script="sweep.py"):
     return lock
 
 
-def main(argv=None, script="sweep.py", task=None):
-    """Entry point of scripts/sweep.py (and scripts/characters.py, with task="characters").
-
+def main(argv=None, script="sweep.py", task=None, root=None):
+    """Entry point of scripts/sweep.py (and scripts/characters.py, with task="characters"); root: the
+    folder to write results/<name>/ and runs/sweeps/<name>/ under, if not the checkout (a Path).
     Every failure ends in one line on stderr: 2 for options refused, 1 for a run or a file that
     stops the sweep, 130 or 143 after SIGINT or SIGTERM (see run_shards).
     """
     try:
-        _sweep(argv, script, task)
+        _sweep(argv, script, task, root or ROOT)
     except WriteFailed as err:
         # the sweep's own files, its settings and its results: each is replaced in one step, so
         # the old one stands, and the runs are kept
@@ -433,20 +433,20 @@ def main(argv=None, script="sweep.py", task=None):
                      "(finished runs are kept)", 1)
 
 
-def _sweep(argv, script, task):
+def _sweep(argv, script, task, root):
     """The sweep of main: check, train what is missing, write the results."""
-    args, tokens = parse_args(argv, script, task)
+    args, tokens = parse_args(argv, script, task, root)
     shared = passthrough_options(tokens, args.backend, script)
     if args.task != "characters":
         shared.setdefault("eval_size", 1000)
     # float32 whichever the backend: the speed a sweep needs, and one dtype for both backends
     shared.setdefault("dtype", "float32")
-    jobs = jobs_for(args, shared, script)
+    jobs = jobs_for(args, shared, script, root)
     configs = check_jobs(jobs, args.backend, script)
     if args.kernels:
         check_kernels(args.device, configs, script)
-    with open_sweep(run_folder(args.name), sweep_config(args, jobs, configs), args.force, script):
-        out_dir = ROOT / "results" / args.name
+    with open_sweep(run_folder(args.name, root), sweep_config(args, jobs, configs), args.force, script):
+        out_dir = root / "results" / args.name
         todo = [(job, config) for job, config in zip(jobs, configs) if not finished(job[1]["out"])]
         if args.engine == "pool":
             shards = [[job] for job, _ in todo]
@@ -459,7 +459,7 @@ def _sweep(argv, script, task):
                 else f"{len(shards)} process(es)")
         engine = f"{args.backend} on the kernels" if args.kernels else args.backend
         print(f"{len(jobs)} runs of {args.task} ({len(todo)} to train: {plan}), {engine} on {args.device}, "
-              f"{min(args.workers, max(1, len(shards)))} worker(s) -> {out_dir.relative_to(ROOT)}", flush=True)
+              f"{min(args.workers, max(1, len(shards)))} worker(s) -> {out_dir.relative_to(root)}", flush=True)
         start = time.perf_counter()
         trained = run_shards(shards, args.workers, args.engine, args.backend, script, kernels=args.kernels)
         train_wall = time.perf_counter() - start
@@ -497,4 +497,4 @@ def _sweep(argv, script, task):
         for r in runs:
             tau = "no ACT" if not r["act"] else f"tau {r['tau']:g}"
             print(f"{tau:>12s} seed {r['seed']}: {r['bits_per_char']:.3f} bits/char, mean ponder {r['mean_ponder']:.2f}")
-    print(f"{len(runs)} runs in {train_wall + analysis:.0f} s; results in {out_dir.relative_to(ROOT)}")
+    print(f"{len(runs)} runs in {train_wall + analysis:.0f} s; results in {out_dir.relative_to(root)}")
