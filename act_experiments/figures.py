@@ -8,7 +8,6 @@ running the course leaves the committed figures untouched. ``save_figures`` draw
 set of figures under one prefix, as the plotting scripts do.
 """
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -74,8 +73,7 @@ def plot_main(argv, *, script, description, what, read, summary, plot, prefix=Fa
     when one cannot be drawn, which ends the script with one line, "<script>: <error>", and status 1,
     before any figure is written; summary(data) prints an item's numbers; plot(data, figures,
     prefix) -> the paths written, printed as 'wrote <path>'. prefix: whether the figures' file
-    names take --prefix (a single sweep's figures); with it, one SWEEP at most. ``--sweep`` and
-    ``--results``, the options of the scripts before this shape, are still read as a SWEEP.
+    names take --prefix (a single sweep's figures); with it, one SWEEP at most.
     """
     matplotlib.use("Agg")      # files only
     ap = OneLineParser(prog=Path(script).name, description=description)     # errors in one line
@@ -83,9 +81,8 @@ def plot_main(argv, *, script, description, what, read, summary, plot, prefix=Fa
     ap.add_argument("--figures", help="output folder (default figures/)")
     if prefix:
         ap.add_argument("--prefix", help="figure file names <prefix>_*.png (default: the experiment's)")
-    ap.add_argument("--sweep", "--results", dest="before", action="append", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    sweeps = args.before or args.sweeps
+    sweeps = args.sweeps
     chosen = getattr(args, "prefix", None)
     if chosen is not None and len(sweeps) > 1:
         ap.error("--prefix names the figures of one sweep: give one SWEEP with it")

@@ -108,15 +108,14 @@ def test_plot_task_names_the_figures_after_the_task_unless_told(tmp_path, capsys
 
 
 @pytest.mark.slow
-def test_plot_sort_names_the_figures_sort_unless_told_and_still_reads_sweep(tmp_path, capsys):
-    """--sweep, the option of plot_sort.py and plot_task.py before the one shape, is read as a SWEEP."""
+def test_plot_sort_names_the_figures_sort_unless_told(tmp_path, capsys):
     def names(*args):
         assert sort.main([*args[:-1], "--figures", str(tmp_path / args[-1])]) == 0
         return sorted(p.name for p in (tmp_path / args[-1]).glob("*.png"))
 
     kinds = ("error_per_tau", "error_vs_ponder", "length", "learning_curves")
     assert names("sort_small", "a") == sorted(f"sort_{n}.png" for n in kinds)
-    assert names("--sweep", "sort_small", "--prefix", "sort_len8", "b") == sorted(f"sort_len8_{n}.png" for n in kinds)
+    assert names("sort_small", "--prefix", "sort_len8", "b") == sorted(f"sort_len8_{n}.png" for n in kinds)
 
 
 @pytest.mark.slow
@@ -149,7 +148,7 @@ def test_every_plot_script_has_the_one_command_line_shape(name, capsys):
     ("sort", ["logic_small"]),
     ("parity", ["sort_small"]),
     ("parity", ["parity8", "parity8_long", "--prefix", "two"]),
-    ("characters", ["--results", "no_such_folder"]),
+    ("characters", ["no_such_folder"]),
     ("time_penalty", ["no_such_folder"]),
     ("controls", ["chess"]),
     ("measured", ["chess"]),
