@@ -372,6 +372,40 @@ def test_comparison_tables_round_trip(tmp_path):
         plt.close(fig)
 
 
+@pytest.mark.slow
+def test_the_limits_move_epsilon_and_the_cap_on_the_trained_networks(tmp_path):
+    """limits.csv: each network on each set at every epsilon (ACT) and at the trained and the raised
+    cap; at the trained cap and epsilon 0.01 it is the network as runs.csv measured it."""
+    tables = comparison(tmp_path)
+    limits = tables["limits"]
+    M, raised = 3, 3 * pondernet_experiment.RAISED_CAP
+    act = [r for r in limits if r["model"] == "act"]
+    ponder = [r for r in limits if r["model"] == "pondernet"]
+    assert len(act) == 2 * len(pondernet_experiment.EPSILONS) * 2 * 2     # seeds x epsilons x caps x sets
+    assert len(ponder) == 4 * 2 * 2 and all(r["epsilon"] is None for r in ponder)
+    assert {r["cap"] for r in limits} == {M, raised} and {r["set"] for r in limits} == {"in", "out"}
+    runs = {(r["model"], r["knob"], r["seed"]): r for r in tables["runs"]}
+    for r in limits:
+        assert 0 <= r["error"] <= 1 and 1 <= r["steps"] <= r["cap"] and 0 <= r["at_cap"] <= 1
+        if r["cap"] == M and r["epsilon"] in (0.01, None):
+            run = runs[(r["model"], r["knob"], r["seed"])]
+            assert (r["error"], r["steps"]) == pytest.approx((run[f"error_{r['set']}"], run[f"steps_{r['set']}"]))
+    # a larger epsilon halts no later: N falls (or stays) as epsilon rises, row by row
+    for seed in (0, 1):
+        for cap in (M, raised):
+            steps = [next(r["steps"] for r in act if (r["seed"], r["cap"], r["epsilon"], r["set"]) == (seed, cap, e, "in"))
+                     for e in sorted(pondernet_experiment.EPSILONS)]
+            assert steps == sorted(steps, reverse=True)
+
+
+@pytest.mark.slow
+def test_a_comparison_finished_before_the_limits_gets_them_from_its_networks(tmp_path):
+    comparison(tmp_path)
+    (tmp_path / "out" / "limits.csv").unlink()
+    assert pondernet_experiment.read_comparison(tmp_path / "out")["limits"] == []
+    assert len(comparison(tmp_path)["limits"]) == 2 * 3 * 2 * 2 + 4 * 2 * 2      # measured again, no training
+
+
 def test_comparison_refuses_bad_settings(tmp_path):
     with pytest.raises(ValueError, match="unknown setting"):
         comparison(tmp_path, {"bitz": 4})
@@ -393,7 +427,7 @@ def test_a_stopped_comparison_resumes_to_the_same_tables(tmp_path, monkeypatch):
     as a run that never stopped."""
     comparison(tmp_path / "straight")
     straight = files(tmp_path / "straight")
-    assert sorted(straight) == ["attention.csv", "counts.csv", "curves.csv", "runs.csv"]
+    assert sorted(straight) == ["attention.csv", "counts.csv", "curves.csv", "limits.csv", "runs.csv"]
 
     def stop(line):
         raise KeyboardInterrupt

@@ -129,18 +129,45 @@ class _Comparison:
                  **{f"{field}_{name}": r[field] for name, r in result.items() for field in ("error", "steps")}}
                 for (model, knob, seed), result in self.finals.items()]
 
-    def measure(self):
-        """{(model, knob, seed): per held-out set} of every network as its last checkpoint holds it."""
-        finals = {}
+    def trained(self):
+        """Whether ``work`` still holds every network's checkpoint."""
+        return self.checkpoint.exists() and all((out / "checkpoint.npz").exists() for out in self.act_outs)
+
+    def networks(self):
+        """(model, knob, seed, params) of every network, as its last checkpoint holds it."""
         for (tau, seed), out in zip(self.act_keys, self.act_outs):
             state, _ = checkpoints.load_checkpoint(out / "checkpoint.npz")
-            finals[("act", tau, seed)] = _measure("act", {k: state[f"param/{k}"] for k in PARAM_NAMES}, self.sets,
-                                                  self.s)
+            yield "act", tau, seed, {k: state[f"param/{k}"] for k in PARAM_NAMES}
         population = self.pondernet()
         for k, m in enumerate(self.members):
-            finals[("pondernet", m["beta"], m["seed"])] = _measure("pondernet", population.member_params(k),
-                                                                   self.sets, self.s)
-        return finals
+            yield "pondernet", m["beta"], m["seed"], population.member_params(k)
+
+    def measure(self):
+        """{(model, knob, seed): per held-out set} of every network as its last checkpoint holds it."""
+        return {(model, knob, seed): _measure(model, params, self.sets, self.s)
+                for model, knob, seed, params in self.networks()}
+
+    def limits(self):
+        """The rows of limits.csv: every trained network on every held-out set, evaluated again at
+        each halting threshold of EPSILONS (ACT; PonderNet has none) and at the cap it trained with
+        and at RAISED_CAP times it. No training: what the halting a network learned does when its
+        limits move."""
+        rows, s = [], self.s
+        for model, knob, seed, params in self.networks():
+            for cap in (s["max_steps"], RAISED_CAP * s["max_steps"]):
+                for epsilon in (EPSILONS if model == "act" else ("",)):
+                    for name, (x, y) in self.sets.items():
+                        if model == "act":
+                            r = pn.evaluate_act(params, x, y, epsilon=epsilon, max_ponder=cap)
+                            n = r["N"]
+                        else:
+                            r = pn.evaluate_pondernet(params, x, y, max_steps=cap, mode="sample",
+                                                      generator=torch.Generator().manual_seed(s["sample_seed"]))
+                            n = r["n"]
+                        rows.append({"model": model, "knob": knob, "seed": seed, "epsilon": epsilon, "cap": cap,
+                                     "set": name, "error": r["error"], "steps": r["steps"],
+                                     "at_cap": float(np.mean(n >= cap))})
+        return rows
 
     def line(self, stop):
         """The progress line of a chunk: every network's error in range | beyond it."""
@@ -197,9 +224,12 @@ def run_comparison(settings=None, *, work, out, name=None, force=False, progress
                              log=progress or (lambda line: None))
     if comparison.finals is None:
         if (out / "runs.csv").is_file():
+            if not (out / "limits.csv").is_file() and comparison.trained():
+                # finished before the limits were measured, its networks still in ``work``
+                write_csv(out / "limits.csv", comparison.limits(), float_format=".6g")
             return read_comparison(out)             # finished before: nothing to do
         comparison.finals = comparison.measure()    # stopped after the last chunk, before its tables
-    for table, rows in _final_tables(comparison.finals).items():
+    for table, rows in {**_final_tables(comparison.finals), "limits": comparison.limits()}.items():
         write_csv(out / f"{table}.csv", rows, float_format=".6g")
     train_wall_s = {k: round(v, 1) for k, v in comparison.clock.items()}
     write_json(out / "comparison.json", {**record, "train_wall_s": train_wall_s})
@@ -244,17 +274,23 @@ def _final_tables(finals):
     return {"runs": runs, "counts": counts, "attention": attention}
 
 
-TABLES = ("runs", "curves", "counts", "attention")
-FINAL_TABLES = ("runs", "counts", "attention")       # written once, after the last chunk
+TABLES = ("runs", "curves", "counts", "attention", "limits")
+FINAL_TABLES = ("runs", "counts", "attention", "limits")       # written once, after the last chunk
+EPSILONS = (0.1, 0.01, 0.001)     # ACT's halting threshold at evaluation (training takes config's 0.01)
+RAISED_CAP = 5                    # the raised cap: this many times the cap the networks trained with
 
 
 def read_comparison(folder):
     """The tables ``run_comparison`` writes into ``folder``: rows as dicts with numbers where numbers
-    are (``act_experiments.tables.number``), and "meta" (comparison.json)."""
+    are (``act_experiments.tables.number``), and "meta" (comparison.json). limits.csv: one row per
+    network, held-out set, cap and (ACT) halting threshold epsilon, with "error", "steps" (mean N, or
+    PonderNet's mean halting step) and "at_cap" (the share of rows that stopped at the cap)."""
     folder = Path(folder)
     if not (folder / "runs.csv").is_file():
         raise FileNotFoundError(f"no comparison in {folder} (expected the runs.csv scripts/pondernet.py writes)")
-    tables = {name: [numbers_in(row, ("model",)) for row in read_csv(folder / f"{name}.csv")] for name in TABLES}
+    # a comparison finished before limits.csv was written has none: its limits are []
+    tables = {name: [numbers_in(row, ("model", "set")) for row in read_csv(folder / f"{name}.csv")]
+              if name != "limits" or (folder / f"{name}.csv").is_file() else [] for name in TABLES}
     tables["meta"] = json.loads((folder / "comparison.json").read_text())
     return tables
 
