@@ -1418,3 +1418,47 @@ def test_logic_measured_at_both_tau_is_quoted_as_committed():
     best = min(ladder, key=ladder.get)
     assert best == 10 and "the ladder's best rung, F = 10, is ahead of all of them" in doc
     assert "17.5 to 19.6 updates" in doc and all(17.5 <= round(n, 1) <= 19.6 for n in by_seed(m["act"], 1e-3, "mean_N").values())
+
+
+def test_sort_measured_is_quoted_as_committed():
+    """docs/sort.md, notebooks 08 and 15 and the README on sort's measured control, beyond the
+    registered tests that test_every_committed_measured_control... holds."""
+    from act_experiments.experiments import measured
+    from act_experiments.sweeps.reading import by_seed, random_key
+    from act_experiments.sweeps.stats import mean_se
+    m = measured.load("sort")
+    doc = " ".join((ROOT / "docs" / "sort.md").read_text(encoding="utf-8").split())
+    notebook = " ".join(markdown("08_").split())
+    last = " ".join(markdown("15_").split())
+    readme = [" ".join(line.split()) for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+              if "`results/sort_len8_measured_random`" in line]
+    assert len(readme) == 1
+    act, N, R = (by_seed(m["act"], 1e-4, column) for column in ("sequence_error", "mean_N", "mean_R"))
+    drawn = by_seed(m["random"], random_key(1e-4), "mean_N")
+    assert f"a mean of {min(N.values()):.2f} to {max(N.values()):.2f} updates" in doc
+    assert f"R of {min(R.values()):.2f} to {max(R.values()):.2f}" in doc
+    assert max(abs(N[s] - drawn[s]) for s in N) <= 0.02 and "within 0.02 of ACT's" in doc
+    ladder = measured.fixed_ladder(m["act"])
+    means = {F: mean_se(list(e.values())) for F, e in ladder.items()}
+    for F, (mean, se) in means.items():
+        assert f"F = {F} {mean:.3f} ± {se:.3f}" in doc and f"F = {F} {mean:.3f}" in readme[0], F
+    assert max(v[0] for v in means.values()) - min(v[0] for v in means.values()) < 0.005
+    assert all("within half a point" in body for body in (doc, notebook, last))
+    assert "τ = 1e-4 {:.3f} ± {:.3f} at a measured mean N of {:.2f}–{:.2f} (R {:.2f}–{:.2f})".format(
+        *mean_se(list(act.values())), min(N.values()), max(N.values()), min(R.values()), max(R.values())) in readme[0]
+    assert "random schedule of the same N: {:.3f} ± {:.3f}".format(
+        *mean_se(list(by_seed(m["random"], random_key(1e-4)).values()))) in readme[0]
+    # the probe: shuffled more than doubles every error; the rounded mean raises every one
+    probe = m["probe"]
+    assert all(r["shuffled"] > 2 * r["error"] for r in probe)
+    assert all("more than doubles their error on every seed" in body for body in (doc, notebook))
+    assert all(r["at_mean"] > r["error"] for r in probe)
+    assert "(to {:.2f}–{:.2f})".format(min(r["at_mean"] for r in probe), max(r["at_mean"] for r in probe)) in doc
+    # against the random schedule by about three points; the ladder at least as good on six seeds
+    v = measured.verdict(m)
+    assert f"by {-100 * v['mean']:.1f} points on average" in doc and round(-100 * v["mean"]) == 3
+    assert "about three points of sequence error" in notebook
+    above = sum(d > 0 for d in measured.verdict(m, "ladder")["differences"])
+    assert above == 6 and "on six of the eight seeds" in doc and "above it on six seeds of eight" in last
+    for against in ("random", "ladder"):
+        assert measured.quoted(measured.verdict(m, against))["difference"] in last
