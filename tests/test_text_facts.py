@@ -1462,3 +1462,32 @@ def test_sort_measured_is_quoted_as_committed():
     assert above == 6 and "on six of the eight seeds" in doc and "above it on six seeds of eight" in last
     for against in ("random", "ladder"):
         assert measured.quoted(measured.verdict(m, against))["difference"] in last
+
+
+def test_the_16_bit_extrapolation_run_is_quoted_as_committed():
+    """docs/pondernet.md on results/pondernet16_extrapolation: the errors, ACT's N beyond the range,
+    and what the limits (epsilon, a raised cap) change."""
+    from act_experiments.experiments import pondernet
+    t = pondernet.read_comparison(ROOT / "results" / "pondernet16_extrapolation")
+    doc = " ".join((ROOT / "docs" / "pondernet.md").read_text(encoding="utf-8").split())
+    act = [r for r in t["runs"] if r["model"] == "act"]
+    ponder = [r for r in t["runs"] if r["model"] == "pondernet"]
+    span = lambda rows, col: f"{min(r[col] for r in rows):.3f} to {max(r[col] for r in rows):.3f}"
+    assert f"ACT errs {span(act, 'error_in')}" in doc and f"PonderNet {span(ponder, 'error_in')}" in doc
+    assert f"both are at chance, {span(act + ponder, 'error_out')}" in doc
+    assert f"{sum(t['meta']['train_wall_s'].values()):.0f} s of training" in doc
+    fell = sum(r["steps_out"] < r["steps_in"] for r in act)
+    assert f"fell for {['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'][fell]} of its twelve" in doc
+    seed3 = next(r for r in act if (r["knob"], r["seed"]) == (1e-3, 3))
+    assert f"{seed3['steps_out']:.2f} updates there against {seed3['steps_in']:.2f}" in doc
+    limits = t["limits"]
+    for where in ("in", "out"):
+        means = [np.mean([r["error"] for r in limits if r["model"] == "act" and r["cap"] == 20
+                          and r["epsilon"] == e and r["set"] == where]) for e in (0.1, 0.01, 0.001)]
+        assert max(means) - min(means) <= 0.001
+    assert "by at most 0.001 on either set" in doc
+    top = lambda model, cap, eps: max(r["steps"] for r in limits if r["model"] == model and r["cap"] == cap
+                                      and r["epsilon"] == eps and r["set"] == "out")
+    assert f"from {top('act', 20, 0.001):.2f} to {top('act', 100, 0.001):.2f} at ε = 0.001" in doc
+    assert f"PonderNet's from {top('pondernet', 20, None):.2f} to {top('pondernet', 100, None):.2f}" in doc
+    assert max(r["error"] for r in limits if r["set"] == "out") < 0.55
