@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from act_experiments import tables
-from act_experiments.figures import plot_main, save_figure
+from act_experiments.figures import plot_main, save_figures
 from act_experiments.plots.style import DIFFICULTY_LABEL
 from act_experiments.sweeps.experiment import run_into
 from act_experiments.sweeps.reading import by_seed, fixed_key, load_sweep, NO_ACT, task_of
@@ -222,12 +222,8 @@ def read(out=tables.RESULTS, tasks=None):
 
 def plot(data, figures=None):
     """Draw each pair's figure as <figures or figures/>/control_<task>.png; returns the paths."""
-    paths = []
-    for task, pair in data.items():
-        fig = plot_control(pair)
-        paths.append(save_figure(fig, f"control_{task}", directory=figures))
-        plt.close(fig)
-    return paths
+    return save_figures({task: lambda _, pair=pair: plot_control(pair) for task, pair in data.items()}, None,
+                        "control", figures)
 
 
 def main(argv=None):

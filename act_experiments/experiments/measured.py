@@ -34,7 +34,7 @@ from scipy import stats as scipy_stats
 
 from act_experiments.sweeps import probe
 from act_experiments import tables
-from act_experiments.figures import plot_main, save_figure
+from act_experiments.figures import plot_main, save_figures
 from act_experiments.plots.style import DIFFICULTY_LABEL
 from act_experiments.sweeps.experiment import run_into
 from act_experiments.sweeps.reading import NO_ACT, by_seed, load_sweep, random_key, task_of
@@ -270,12 +270,8 @@ def read(out=tables.RESULTS, tasks=None):
 
 def plot(data, figures=None):
     """Draw each control's figure as <figures or figures/>/control_<task>_measured.png; returns the paths."""
-    paths = []
-    for task, m in data.items():
-        fig = plot_measured(m)
-        paths.append(save_figure(fig, f"control_{task}_measured", directory=figures))
-        plt.close(fig)
-    return paths
+    return save_figures({f"{task}_measured": lambda _, m=m: plot_measured(m) for task, m in data.items()}, None,
+                        "control", figures)
 
 
 def describe(task, m):
