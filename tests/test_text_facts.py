@@ -1491,3 +1491,29 @@ def test_the_16_bit_extrapolation_run_is_quoted_as_committed():
     assert f"from {top('act', 20, 0.001):.2f} to {top('act', 100, 0.001):.2f} at ε = 0.001" in doc
     assert f"PonderNet's from {top('pondernet', 20, None):.2f} to {top('pondernet', 100, None):.2f}" in doc
     assert max(r["error"] for r in limits if r["set"] == "out") < 0.55
+
+
+def test_the_8_bit_limits_are_quoted_as_committed():
+    """docs/pondernet.md on results/pondernet8_extrapolation_limits: epsilon and a raised cap at
+    evaluation, on networks trained on 1..4 of 8 non-zero bits."""
+    from act_experiments.experiments import pondernet
+    t = pondernet.read_comparison(ROOT / "results" / "pondernet8_extrapolation_limits")
+    doc = " ".join((ROOT / "docs" / "pondernet.md").read_text(encoding="utf-8").split())
+    assert f"{sum(t['meta']['train_wall_s'].values()):.0f} s of training" in doc
+    assert f"(error at most {max(r['error_in'] for r in t['runs']):.3f})" in doc
+    out = [r["error_out"] for r in t["runs"]]
+    assert f"errs {min(out):.3f} to {max(out):.3f} beyond" in doc
+    rows = lambda model, eps, cap, where: [r for r in t["limits"]
+                                         if (r["model"], r["epsilon"], r["cap"], r["set"]) == (model, eps, cap, where)]
+    steps = {e: rows("act", e, 20, "out") for e in (0.1, 0.001)}
+    span = lambda rs: f"{min(r['steps'] for r in rs):.2f}–{max(r['steps'] for r in rs):.2f}"
+    assert f"(mean N from {span(steps[0.1])} to {span(steps[0.001])})" in doc
+    means = [np.mean([r["error"] for r in steps[e]]) for e in (0.1, 0.001)]
+    assert f"({means[0]:.3f} and {means[1]:.3f})" in doc and abs(means[0] - means[1]) < 0.005
+    for eps in (0.1, 0.01, 0.001):        # the raised cap changes nothing for ACT
+        for where in ("in", "out"):
+            assert [r["error"] for r in rows("act", eps, 20, where)] == [r["error"] for r in rows("act", eps, 100, where)]
+    top = {cap: max(r["steps"] for r in rows("pondernet", None, cap, "out")) for cap in (20, 100)}
+    assert f"from {top[20]:.2f} to {top[100]:.2f}" in doc
+    same = {cap: np.mean([r["error"] for r in rows("pondernet", None, cap, "out")]) for cap in (20, 100)}
+    assert f"same mean error ({same[20]:.3f})" in doc and f"{same[20]:.3f}" == f"{same[100]:.3f}"
