@@ -1517,3 +1517,40 @@ def test_the_8_bit_limits_are_quoted_as_committed():
     assert f"from {top[20]:.2f} to {top[100]:.2f}" in doc
     same = {cap: np.mean([r["error"] for r in rows("pondernet", None, cap, "out")]) for cap in (20, 100)}
     assert f"same mean error ({same[20]:.3f})" in doc and f"{same[20]:.3f}" == f"{same[100]:.3f}"
+
+
+def test_the_longer_16_bit_run_is_quoted_as_committed():
+    """docs/pondernet.md on results/pondernet16_extrapolation_long: every network's error beyond
+    the range and its steps, the counts the text gives, and what the limits change."""
+    from act_experiments.experiments import pondernet
+    t = pondernet.read_comparison(ROOT / "results" / "pondernet16_extrapolation_long")
+    doc = " ".join((ROOT / "docs" / "pondernet.md").read_text(encoding="utf-8").split())
+    assert f"{sum(t['meta']['train_wall_s'].values()):.0f} s of training" in doc
+    runs = {(r["model"], r["knob"], r["seed"]): r for r in t["runs"]}
+    names = {0.001: "10⁻³", 0.01: "10⁻²", 0.1: "10⁻¹"}
+    for model, label, sym in (("act", "ACT", "τ"), ("pondernet", "PonderNet", "β")):
+        for knob, name in names.items():
+            rs = [runs[model, knob, seed] for seed in range(4)]
+            row = (f"| {label} | {sym} = {name} | " + ", ".join(f"{r['error_out']:.3f}" for r in rs) + " | "
+                   + ", ".join(f"{r['steps_in']:.2f} → {r['steps_out']:.2f}" for r in rs) + " |")
+            assert row in doc, row
+    learned = [r for (m, k, s), r in runs.items() if m == "act" and k <= 0.01]
+    span = lambda rows, col: f"{min(r[col] for r in rows):.3f} to {max(r[col] for r in rows):.3f}"
+    assert f"err {span(learned, 'error_in')} on 1..8" in doc and f"all eight err {span(learned, 'error_out')}" in doc
+    assert f"does not learn it: {span([r for (m, k, s), r in runs.items() if (m, k) == ('act', 0.1)], 'error_in')}" in doc
+    assert sum(r["steps_out"] < r["steps_in"] for r in learned) == 7 and "seven of its eight" in doc
+    ponder = [r for (m, _, _), r in runs.items() if m == "pondernet"]
+    assert sum(r["error_in"] <= 0.085 for r in ponder) == 9 and "9 of the 12 PonderNets err 0.085 or less" in doc
+    assert sum(r["error_out"] < 0.5 for r in ponder) == 9 and sum(r["steps_out"] > r["steps_in"] for r in ponder) == 3
+    assert "below 0.5 on 9 of 12 networks, but its steps rise on 3" in doc
+    best = sorted(ponder, key=lambda r: r["error_out"])[:3]
+    assert [(r["knob"], r["seed"]) for r in best] == [(0.1, 1), (0.01, 1), (0.1, 2)]
+    assert all(f"{r['steps_in']:.2f}" == f"{r['steps_out']:.2f}" == "2.00" for r in (best[0], best[2]))
+    limits = t["limits"]
+    rows = lambda eps, cap: [r for r in limits if (r["model"], r["epsilon"], r["cap"], r["set"]) == ("act", eps, cap, "out")]
+    assert len({f"{np.mean([r['error'] for r in rows(e, 20)]):.3f}" for e in (0.1, 0.01, 0.001)}) == 1
+    longest = max(rows(0.001, 20), key=lambda r: r["steps"])
+    raised = next(r for r in rows(0.001, 100) if (r["knob"], r["seed"]) == (longest["knob"], longest["seed"]))
+    assert raised["steps"] == max(r["steps"] for r in rows(0.001, 100)) and abs(raised["error"] - longest["error"]) < 0.01
+    assert f"from {longest['steps']:.2f} to {raised['steps']:.2f} mean updates" in doc
+    assert f"moving from {longest['error']:.3f} to {raised['error']:.3f}" in doc
