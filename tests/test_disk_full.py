@@ -200,29 +200,23 @@ def test_a_population_names_the_run_whose_file_failed(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def root(tmp_path, monkeypatch):
-    monkeypatch.setattr(launch, "ROOT", tmp_path)
-    return tmp_path
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["sweep_config.json", "runs.csv", "curves.csv", "sweep.json"])
-def test_a_sweep_file_that_cannot_be_written_ends_the_sweep_in_one_line(root, capsys, name):
+def test_a_sweep_file_that_cannot_be_written_ends_the_sweep_in_one_line(tmp_path, capsys, name):
     """Its settings or its results: one line, the old file stands, and the same command finishes."""
     args = ["--name", "full", *SWEEP_TINY]
-    launch.main(args)
-    results = root / "results" / "full"
+    launch.main(args, root=tmp_path)
+    results = tmp_path / "results" / "full"
     before = {p.name: p.read_bytes() for p in results.iterdir()}
     capsys.readouterr()
     with failing(name, errno.ENOSPC), pytest.raises(SystemExit) as exit_info:
-        launch.main(args)
+        launch.main(args, root=tmp_path)
     err = capsys.readouterr().err
     assert_one_line(exit_info.value.code, err, f"{name} (No space left on device)", "run the same command again")
-    assert no_temporary_files(root)
+    assert no_temporary_files(tmp_path)
     assert {p.name: p.read_bytes() for p in results.iterdir()} == before
 
-    launch.main(args)
+    launch.main(args, root=tmp_path)
     for csv in ("runs.csv", "difficulty.csv", "curves.csv"):
         assert (results / csv).read_bytes() == before[csv]
 

@@ -163,30 +163,25 @@ TINY = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4",
         "--eval-every", "2", "--eval-size", "8", "--seeds", "1", "--workers", "1", "--backend", "numpy"]
 
 
-def sweep_status(capsys, *argv):
+def sweep_status(capsys, root, *argv):
+    """launch.main on argv, writing runs/ and results/ under root; returns (exit status, stderr)."""
     try:
-        launch.main(list(argv))
+        launch.main(list(argv), root=root)
         return 0, capsys.readouterr().err
     except SystemExit as exit_info:
         return exit_info.code, capsys.readouterr().err
 
 
-@pytest.fixture
-def root(tmp_path, monkeypatch):
-    monkeypatch.setattr(launch, "ROOT", tmp_path)
-    return tmp_path
-
-
-def test_a_control_sweep_of_its_own_names_its_runs_and_adds_the_column(root, capsys):
-    status, err = sweep_status(capsys, "--name", "ctl", *TINY, "--fixed-ponders", "3,2", "--no-baseline")
+def test_a_control_sweep_of_its_own_names_its_runs_and_adds_the_column(tmp_path, capsys):
+    status, err = sweep_status(capsys, tmp_path, "--name", "ctl", *TINY, "--fixed-ponders", "3,2", "--no-baseline")
     assert status == 0, err
-    with open(root / "results" / "ctl" / "runs.csv") as f:
+    with open(tmp_path / "results" / "ctl" / "runs.csv") as f:
         rows = list(csv.DictReader(f))
     # the measured columns come after fixed_ponder, iterations to solve last; the control's N is F
     # and its remainder 1
     assert list(rows[0])[-5:] == ["fixed_ponder", "mean_N", "mean_R", "random_of", "iterations_to_98"]
     assert [(float(r["mean_N"]), float(r["mean_R"]), r["random_of"]) for r in rows] == [(3.0, 1.0, ""), (2.0, 1.0, "")]
-    with open(root / "results" / "ctl" / "curves.csv") as f:
+    with open(tmp_path / "results" / "ctl" / "curves.csv") as f:
         curves = list(csv.DictReader(f))
     for r in rows:       # the first evaluation of the run's curve at or below 0.02, else empty
         solved = [c["iteration"] for c in curves if c["run"] == r["run"] and float(c["sequence_error"]) <= 0.02]
@@ -194,19 +189,19 @@ def test_a_control_sweep_of_its_own_names_its_runs_and_adds_the_column(root, cap
     assert [(r["run"], r["act"], r["tau"], r["fixed_ponder"]) for r in rows] == [
         ("fixed3-seed0", "0", "", "3"), ("fixed2-seed0", "0", "", "2")]
     assert [float(r["mean_ponder"]) for r in rows] == [4.0, 3.0]
-    sweep = reading.load_sweep(root / "results" / "ctl")
+    sweep = reading.load_sweep(tmp_path / "results" / "ctl")
     assert stats.keys(sweep) == [reading.fixed_key(2), reading.fixed_key(3)]
-    assert json.loads((root / "results" / "ctl" / "sweep.json").read_text())["fixed_ponders"] == [3, 2]
+    assert json.loads((tmp_path / "results" / "ctl" / "sweep.json").read_text())["fixed_ponders"] == [3, 2]
     # the same command again trains nothing; other fixed ponders are refused in one line
-    assert sweep_status(capsys, "--name", "ctl", *TINY, "--fixed-ponders", "3,2", "--no-baseline")[0] == 0
-    status, err = sweep_status(capsys, "--name", "ctl", *TINY, "--fixed-ponders", "3,5", "--no-baseline")
+    assert sweep_status(capsys, tmp_path, "--name", "ctl", *TINY, "--fixed-ponders", "3,2", "--no-baseline")[0] == 0
+    status, err = sweep_status(capsys, tmp_path, "--name", "ctl", *TINY, "--fixed-ponders", "3,5", "--no-baseline")
     assert status == 2 and "--fixed-ponders" in err and len(err.strip().splitlines()) == 1
 
 
-def test_tau_runs_baseline_and_control_in_one_sweep(root, capsys):
-    status, err = sweep_status(capsys, "--name", "all", *TINY, "--taus", "1e-2", "--fixed-ponders", "2")
+def test_tau_runs_baseline_and_control_in_one_sweep(tmp_path, capsys):
+    status, err = sweep_status(capsys, tmp_path, "--name", "all", *TINY, "--taus", "1e-2", "--fixed-ponders", "2")
     assert status == 0, err
-    sweep = reading.load_sweep(root / "results" / "all")
+    sweep = reading.load_sweep(tmp_path / "results" / "all")
     assert [r["run"] for r in sweep["runs"]] == ["tau0.01-seed0", "noact-seed0", "fixed2-seed0"]
     assert stats.keys(sweep) == [0.01, reading.NO_ACT, reading.fixed_key(2)]
 
@@ -214,20 +209,20 @@ def test_tau_runs_baseline_and_control_in_one_sweep(root, capsys):
 @pytest.mark.parametrize("value, words", [("1", ["--fixed-ponders", ">= 2, got 1"]), ("2,2", ["once"]),
                                           ("x", ["--fixed-ponders"]),
                                           ("", ["at least one tau or fixed ponder"])])
-def test_bad_fixed_ponders_are_refused_in_one_line(root, capsys, value, words):
-    status, err = sweep_status(capsys, "--name", "bad", *TINY, "--fixed-ponders", value)
+def test_bad_fixed_ponders_are_refused_in_one_line(tmp_path, capsys, value, words):
+    status, err = sweep_status(capsys, tmp_path, "--name", "bad", *TINY, "--fixed-ponders", value)
     assert status == 2 and len(err.strip().splitlines()) == 1 and all(w in err for w in words), err
-    assert not (root / "runs").exists()
+    assert not (tmp_path / "runs").exists()
 
 
-def test_a_sweep_stored_before_the_option_existed_is_the_same_sweep(root, capsys):
-    assert sweep_status(capsys, "--name", "old", *TINY, "--taus", "1e-2", "--iterations", "2")[0] == 0
-    path = launch.run_folder("old") / launch.CONFIG_FILE
+def test_a_sweep_stored_before_the_option_existed_is_the_same_sweep(tmp_path, capsys):
+    assert sweep_status(capsys, tmp_path, "--name", "old", *TINY, "--taus", "1e-2", "--iterations", "2")[0] == 0
+    path = launch.run_folder("old", tmp_path) / launch.CONFIG_FILE
     stored = json.loads(path.read_text())
     for config in stored["runs"].values():
         config.pop("fixed_ponder")
     path.write_text(json.dumps(stored))
-    status, err = sweep_status(capsys, "--name", "old", *TINY, "--taus", "1e-2", "--iterations", "2")
+    status, err = sweep_status(capsys, tmp_path, "--name", "old", *TINY, "--taus", "1e-2", "--iterations", "2")
     assert status == 0, err
 
 

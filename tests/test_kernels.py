@@ -367,11 +367,11 @@ TINY_SWEEP = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size"
               "--dtype", "float64", "--device", DEVICE]
 
 
-def sweep_main(capsys, *args):
-    """launch.main on args; returns (exit status, stderr)."""
+def sweep_main(capsys, root, *args):
+    """launch.main on args, writing runs/ and results/ under root; returns (exit status, stderr)."""
     from act_experiments.sweeps import launch
     try:
-        launch.main(list(args))
+        launch.main(list(args), root=root)
         status = 0
     except SystemExit as exit_info:
         status = exit_info.code
@@ -379,17 +379,15 @@ def sweep_main(capsys, *args):
 
 
 @pytest.mark.slow
-def test_a_sweep_trains_on_the_kernels_as_without_them(tmp_path, monkeypatch, capsys):
+def test_a_sweep_trains_on_the_kernels_as_without_them(tmp_path, capsys):
     """scripts/sweep.py --kernels end to end (on the CPU its worker inherits TRITON_INTERPRET=1):
     the runs' numbers are those of the same sweep without the kernels, to rounding in float64;
     sweep.json says so; and the sweep's settings hold the option, so a rerun without it, or with
     more hidden units than the kernels hold, is refused in one line."""
     import csv
     import json
-    from act_experiments.sweeps import launch
-    monkeypatch.setattr(launch, "ROOT", tmp_path)
     for name, extra in (("fused", ["--kernels"]), ("plain", ["--backend", "torch"])):
-        assert sweep_main(capsys, "--name", name, *TINY_SWEEP, *extra) == (0, "")
+        assert sweep_main(capsys, tmp_path, "--name", name, *TINY_SWEEP, *extra) == (0, "")
     rows = {name: list(csv.DictReader(open(tmp_path / "results" / name / "runs.csv")))
             for name in ("fused", "plain")}
     assert len(rows["fused"]) == 4                    # two tau runs and two no-ACT runs
@@ -400,9 +398,9 @@ def test_a_sweep_trains_on_the_kernels_as_without_them(tmp_path, monkeypatch, ca
     meta = json.loads((tmp_path / "results" / "fused" / "sweep.json").read_text())
     assert meta["kernels"] is True and meta["backend"] == "torch"
 
-    status, err = sweep_main(capsys, "--name", "fused", *TINY_SWEEP)
+    status, err = sweep_main(capsys, tmp_path, "--name", "fused", *TINY_SWEEP)
     assert status == 2 and "--kernels true before, false now" in err and len(err.splitlines()) == 1
-    status, err = sweep_main(capsys, "--name", "wide", *TINY_SWEEP, "--kernels", "--hidden", "129")
+    status, err = sweep_main(capsys, tmp_path, "--name", "wide", *TINY_SWEEP, "--kernels", "--hidden", "129")
     assert status == 2 and "--kernels" in err and "129" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "runs" / "sweeps" / "wide").exists()
 

@@ -10,9 +10,10 @@ TINY = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4",
         "--eval-every", "2", "--eval-size", "16", "--workers", "1", "--backend", "numpy", "--max-ponder", "3"]
 
 
-def sweep(*argv):
+def sweep(root, *argv):
+    """launch.main on argv, writing runs/ and results/ under root."""
     try:
-        launch.main(list(argv))
+        launch.main(list(argv), root=root)
     except SystemExit as exit_info:
         assert exit_info.code in (0, None), argv
 
@@ -20,12 +21,11 @@ def sweep(*argv):
 @pytest.fixture(scope="module")
 def committed(tmp_path_factory):
     root = tmp_path_factory.mktemp("parity64")
-    mp = pytest.MonkeyPatch()
-    mp.setattr(launch, "ROOT", root)
-    sweep("--name", "parity64_main", *TINY, "--taus", "1e-2", "--fixed-ponders", "2", "--no-baseline", "--seeds", "2")
-    sweep("--name", "parity64_random", *TINY, "--random-ponders", "parity64_main:1e-2", "--no-baseline", "--seeds", "2")
-    sweep("--name", "parity64_rest", *TINY, "--taus", "1e-1", "--fixed-ponders", "8", "--seeds", "1")
-    mp.undo()
+    sweep(root, "--name", "parity64_main", *TINY, "--taus", "1e-2", "--fixed-ponders", "2", "--no-baseline",
+          "--seeds", "2")
+    sweep(root, "--name", "parity64_random", *TINY, "--random-ponders", "parity64_main:1e-2", "--no-baseline",
+          "--seeds", "2")
+    sweep(root, "--name", "parity64_rest", *TINY, "--taus", "1e-1", "--fixed-ponders", "8", "--seeds", "1")
     return root / "results"
 
 

@@ -456,14 +456,13 @@ def test_a_stopped_comparison_resumes_to_the_same_tables(tmp_path, monkeypatch):
 
 
 def test_other_settings_are_refused_in_one_line_and_force_starts_over(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(pondernet_experiment, "ROOT", tmp_path)
     options = {**TINY, "seeds": (0,), "betas": (1e-2,)}
     pondernet_experiment.run(options, tmp_path / "results" / "tiny", progress=None)
     before = (tmp_path / "results" / "tiny" / "curves.csv").read_text()
     argv = ["--name", "tiny", "--bits", "4", "--train-max", "2", "--hidden", "4", "--batch-size", "8",
             "--iterations", "6", "--chunk", "2", "--seeds", "0", "--taus", "0.01", "--betas", "0.01",
             "--max-steps", "3", "--eval-size", "24"]
-    assert pondernet_experiment.main(argv) == 2
+    assert pondernet_experiment.main(argv, root=tmp_path) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "other settings" in err and "--force" in err, err
     assert (tmp_path / "results" / "tiny" / "curves.csv").read_text() == before
@@ -471,7 +470,7 @@ def test_other_settings_are_refused_in_one_line_and_force_starts_over(tmp_path, 
     def stopped(*args, **kwargs):
         raise loop.Stopped(15, 2)                   # what ACT's runs raise after a SIGTERM
     monkeypatch.setattr(pondernet_experiment, "run_comparison", stopped)
-    assert pondernet_experiment.main(argv + ["--force"]) == 143
+    assert pondernet_experiment.main(argv + ["--force"], root=tmp_path) == 143
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "the same command continues" in err, err
     monkeypatch.undo()

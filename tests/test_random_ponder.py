@@ -243,17 +243,17 @@ TINY = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4",
         "--no-baseline"]
 
 
-def sweep_status(capsys, *argv):
+def sweep_status(capsys, root, *argv):
+    """launch.main on argv, writing runs/ and results/ under root; returns (exit status, stderr)."""
     try:
-        launch.main(list(argv))
+        launch.main(list(argv), root=root)
         return 0, capsys.readouterr().err
     except SystemExit as exit_info:
         return exit_info.code, capsys.readouterr().err
 
 
-def test_a_random_sweep_draws_each_seed_from_its_act_run(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(launch, "ROOT", tmp_path)
-    status, err = sweep_status(capsys, "--name", "act", *TINY, "--taus", "1e-2", "--max-ponder", "4",
+def test_a_random_sweep_draws_each_seed_from_its_act_run(tmp_path, capsys):
+    status, err = sweep_status(capsys, tmp_path, "--name", "act", *TINY, "--taus", "1e-2", "--max-ponder", "4",
                                "--save-weights")
     assert status == 0, err
     act_sweep = reading.load_sweep(tmp_path / "results" / "act", tables=("difficulty", "N_counts"))
@@ -262,7 +262,7 @@ def test_a_random_sweep_draws_each_seed_from_its_act_run(tmp_path, monkeypatch, 
     with np.load(tmp_path / "results" / "act" / "weights.npz") as w:
         assert sorted({k.split("/")[0] for k in w.files}) == ["tau0.01-seed0", "tau0.01-seed1"]
         assert w["tau0.01-seed0/W_s"].dtype == np.float16
-    status, err = sweep_status(capsys, "--name", "rnd", *TINY, "--random-ponders", "act:1e-2")
+    status, err = sweep_status(capsys, tmp_path, "--name", "rnd", *TINY, "--random-ponders", "act:1e-2")
     assert status == 0, err
     sweep = reading.load_sweep(tmp_path / "results" / "rnd", tables=("N_counts",))
     assert [(r["run"], r["key"], r["random_of"]) for r in sweep["runs"]] == [
@@ -276,7 +276,7 @@ def test_a_random_sweep_draws_each_seed_from_its_act_run(tmp_path, monkeypatch, 
         assert config["random_ponder"] == pytest.approx([counts.get(N, 0) / total for N in range(1, max(counts) + 1)])
     # a sweep or a τ it cannot read is refused in one line, before anything is written
     for value in ("nope:1e-2", "act:1e-3", "act"):
-        status, err = sweep_status(capsys, "--name", "bad", *TINY, "--random-ponders", value)
+        status, err = sweep_status(capsys, tmp_path, "--name", "bad", *TINY, "--random-ponders", value)
         assert status == 2 and len(err.strip().splitlines()) == 1 and "--random-ponders" in err, (value, err)
     assert not (tmp_path / "runs" / "sweeps" / "bad").exists()
 
@@ -286,9 +286,8 @@ def test_a_random_sweep_draws_each_seed_from_its_act_run(tmp_path, monkeypatch, 
 # ---------------------------------------------------------------------------------------------
 
 
-def test_the_probe_reads_committed_weights_and_forcing_N_itself_changes_nothing(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(launch, "ROOT", tmp_path)
-    status, err = sweep_status(capsys, "--name", "act", *TINY, "--taus", "1e-2", "--max-ponder", "4",
+def test_the_probe_reads_committed_weights_and_forcing_N_itself_changes_nothing(tmp_path, capsys):
+    status, err = sweep_status(capsys, tmp_path, "--name", "act", *TINY, "--taus", "1e-2", "--max-ponder", "4",
                                "--save-weights", "--halting-bias", "-2")
     assert status == 0, err
     folder = tmp_path / "results" / "act"
@@ -352,12 +351,11 @@ def test_the_no_act_network_is_the_ladders_first_rung():
 
 
 @pytest.mark.slow
-def test_a_measured_control_reads_tests_and_draws(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(launch, "ROOT", tmp_path)
+def test_a_measured_control_reads_tests_and_draws(tmp_path, capsys):
     args = [*TINY, "--seeds", "3", "--halting-bias", "-2"]
-    assert sweep_status(capsys, "--name", "act", *args, "--taus", "1e-2", "--max-ponder", "4",
+    assert sweep_status(capsys, tmp_path, "--name", "act", *args, "--taus", "1e-2", "--max-ponder", "4",
                         "--fixed-ponders", "2,4", "--save-weights")[0] == 0
-    assert sweep_status(capsys, "--name", "rnd", *args, "--random-ponders", "act:1e-2")[0] == 0
+    assert sweep_status(capsys, tmp_path, "--name", "rnd", *args, "--random-ponders", "act:1e-2")[0] == 0
     results = tmp_path / "results"
     # neither is a τ sweep: the time-penalty figures and parity's largest sweep pass them over
     assert reading.find_sweeps(results, verbose=False) == [] and not capsys.readouterr().out

@@ -1,8 +1,8 @@
 """The sweep engine (act_experiments.sweeps, behind scripts/sweep.py and scripts/characters.py):
 options checked first, settings kept, a lock, damaged runs redone, populations equal to pools.
 
-The sweeps here have one tiny run each and write under tmp_path (the scripts' ROOT is moved
-there); the few that train start one worker process.
+The sweeps here have one tiny run each and write under tmp_path (passed to the scripts' main as
+its root); the few that train start one worker process.
 """
 
 import fcntl
@@ -30,8 +30,8 @@ class characters:
     """scripts/characters.py: the sweep with --task characters and its analysis."""
 
     @staticmethod
-    def main(argv):
-        sweep.main(argv, script="characters.py", task="characters")
+    def main(argv, root=None):
+        sweep.main(argv, script="characters.py", task="characters", root=root)
 
 TINY = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4", "--iterations", "4",
         "--eval-every", "2", "--eval-size", "8", "--taus", "1e-2", "--seeds", "1", "--no-baseline",
@@ -39,17 +39,10 @@ TINY = ["--task", "parity", "--bits", "3", "--hidden", "4", "--batch-size", "4",
 CSVS = ("runs.csv", "difficulty.csv", "curves.csv")
 
 
-@pytest.fixture
-def root(tmp_path, monkeypatch):
-    """The scripts write runs/ and results/ under tmp_path instead of the repository."""
-    monkeypatch.setattr(sweep, "ROOT", tmp_path)
-    return tmp_path
-
-
-def run_sweep(capsys, *args, script=sweep):
-    """Call the script's main; returns (exit status, stderr)."""
+def run_sweep(capsys, root, *args, script=sweep):
+    """Call the script's main, writing runs/ and results/ under root; returns (exit status, stderr)."""
     try:
-        script.main(list(args))
+        script.main(list(args), root=root)
         status = 0
     except SystemExit as exit_info:
         status = exit_info.code
@@ -75,16 +68,16 @@ def csvs(results):
     (["--out", "elsewhere"], ["--out"]),
     (["--name", "../up"], ["--name"]),
 ])
-def test_bad_options_stop_before_any_worker_and_write_nothing(root, capsys, extra, words):
-    status, err = run_sweep(capsys, "--name", "bad", *TINY, *extra)
+def test_bad_options_stop_before_any_worker_and_write_nothing(tmp_path, capsys, extra, words):
+    status, err = run_sweep(capsys, tmp_path, "--name", "bad", *TINY, *extra)
     assert_one_line(status, err, 2, *words)
-    assert list(root.iterdir()) == []
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow
-def test_a_rerun_keeps_the_runs_and_refuses_other_settings(root, capsys):
-    assert run_sweep(capsys, "--name", "s", *TINY)[0] == 0
-    folder, results = root / "runs" / "sweeps" / "s", root / "results" / "s"
+def test_a_rerun_keeps_the_runs_and_refuses_other_settings(tmp_path, capsys):
+    assert run_sweep(capsys, tmp_path, "--name", "s", *TINY)[0] == 0
+    folder, results = tmp_path / "runs" / "sweeps" / "s", tmp_path / "results" / "s"
     stored = json.loads((folder / sweep.CONFIG_FILE).read_text())
     assert stored["taus"] == [0.01] and stored["runs"]["tau0.01-seed0"]["hidden"] == 4
     assert "device" not in stored["runs"]["tau0.01-seed0"]         # scheduling is not a setting
@@ -92,48 +85,48 @@ def test_a_rerun_keeps_the_runs_and_refuses_other_settings(root, capsys):
 
     # the same settings again: nothing is trained, the results come out byte for byte the same
     # (another --workers or --checkpoint-every is scheduling, not a setting)
-    assert run_sweep(capsys, "--name", "s", *TINY, "--checkpoint-every", "5")[0] == 0
+    assert run_sweep(capsys, tmp_path, "--name", "s", *TINY, "--checkpoint-every", "5")[0] == 0
     assert csvs(results) == first
 
-    status, err = run_sweep(capsys, "--name", "s", *TINY, "--lr", "1e-3")
+    status, err = run_sweep(capsys, tmp_path, "--name", "s", *TINY, "--lr", "1e-3")
     assert_one_line(status, err, 2, "--lr 0.0001 before, 0.001 now", "--force")
-    status, err = run_sweep(capsys, "--name", "s", *TINY, "--seeds", "2")
+    status, err = run_sweep(capsys, tmp_path, "--name", "s", *TINY, "--seeds", "2")
     assert_one_line(status, err, 2, "--seeds 1 before, 2 now")
     assert csvs(results) == first
 
     with open(folder / sweep.LOCK_FILE, "a") as lock:          # another sweep of this name is running
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        status, err = run_sweep(capsys, "--name", "s", *TINY)
+        status, err = run_sweep(capsys, tmp_path, "--name", "s", *TINY)
         assert_one_line(status, err, 1, "another sweep named 's' is running")
     assert csvs(results) == first
 
 
 @pytest.mark.slow
-def test_damaged_runs_are_trained_again_to_the_same_numbers(root, capsys):
-    assert run_sweep(capsys, "--name", "d", *TINY)[0] == 0
-    run, results = root / "runs" / "sweeps" / "d" / "tau0.01-seed0", root / "results" / "d"
+def test_damaged_runs_are_trained_again_to_the_same_numbers(tmp_path, capsys):
+    assert run_sweep(capsys, tmp_path, "--name", "d", *TINY)[0] == 0
+    run, results = tmp_path / "runs" / "sweeps" / "d" / "tau0.01-seed0", tmp_path / "results" / "d"
     first = csvs(results)
 
     # a truncated summary: resumed from its final checkpoint, which writes the summary again
     summary = run / "summary.json"
     summary.write_text(summary.read_text()[:40])
-    assert run_sweep(capsys, "--name", "d", *TINY)[0] == 0
+    assert run_sweep(capsys, tmp_path, "--name", "d", *TINY)[0] == 0
     assert csvs(results) == first
 
     # a garbled checkpoint and a truncated summary: trained again from the start
     (run / "checkpoint.npz").write_bytes(b"garbage")
     summary.write_text("{")
-    assert run_sweep(capsys, "--name", "d", *TINY)[0] == 0
+    assert run_sweep(capsys, tmp_path, "--name", "d", *TINY)[0] == 0
     again = csvs(results)
     assert again["curves.csv"] == first["curves.csv"] and again["difficulty.csv"] == first["difficulty.csv"]
 
 
 @pytest.mark.slow
-def test_force_deletes_the_old_runs_and_starts_over(root, capsys):
-    assert run_sweep(capsys, "--name", "f", *TINY)[0] == 0
-    folder = root / "runs" / "sweeps" / "f"
+def test_force_deletes_the_old_runs_and_starts_over(tmp_path, capsys):
+    assert run_sweep(capsys, tmp_path, "--name", "f", *TINY)[0] == 0
+    folder = tmp_path / "runs" / "sweeps" / "f"
     (folder / "tau0.01-seed0" / "marker").write_text("old run")
-    assert run_sweep(capsys, "--name", "f", *TINY, "--lr", "1e-3", "--force")[0] == 0
+    assert run_sweep(capsys, tmp_path, "--name", "f", *TINY, "--lr", "1e-3", "--force")[0] == 0
     assert not (folder / "tau0.01-seed0" / "marker").exists()
     assert json.loads((folder / sweep.CONFIG_FILE).read_text())["runs"]["tau0.01-seed0"]["lr"] == 1e-3
     summary = json.loads((folder / "tau0.01-seed0" / "summary.json").read_text())
@@ -141,21 +134,21 @@ def test_force_deletes_the_old_runs_and_starts_over(root, capsys):
 
 
 @pytest.mark.slow
-def test_characters_sweep_refuses_a_changed_text(root, capsys, tmp_path):
+def test_characters_sweep_refuses_a_changed_text(capsys, tmp_path):
     data = tmp_path / "tiny.txt"
     words = "the quick brown fox jumps over the lazy dog, then sleeps.\n"
     data.write_text(words * 60)
     args = ["--name", "c", "--taus", "1e-2", "--no-baseline", "--workers", "1", "--passage-chunks", "1", "--backend", "torch",
             "--data", str(data), "--seq-len", "8", "--hidden", "4", "--batch-size", "4", "--iterations", "2",
             "--eval-every", "0", "--eval-size", "4"]
-    assert run_sweep(capsys, *args, script=characters)[0] == 0
-    results = root / "results" / "c"
+    assert run_sweep(capsys, tmp_path, *args, script=characters)[0] == 0
+    results = tmp_path / "results" / "c"
     assert sorted(p.name for p in results.iterdir()) == ["classes.csv", "curves.csv", "passage.csv", "runs.csv",
                                                          "sweep.json"]
     data.write_text(words.upper() * 60)
-    status, err = run_sweep(capsys, *args, script=characters)
+    status, err = run_sweep(capsys, tmp_path, *args, script=characters)
     assert_one_line(status, err, 2, "the text's content (sha256)")
-    status, err = run_sweep(capsys, *args, "--lr", "2", script=characters)
+    status, err = run_sweep(capsys, tmp_path, *args, "--lr", "2", script=characters)
     assert_one_line(status, err, 2, "lr must be in")
 
 
@@ -190,9 +183,9 @@ def sweep_process(tmp_path, name, args, lines):
 
 
 def sweep_driver(tmp_path):
-    """A Python program that runs the sweep engine with its ROOT moved to tmp_path."""
+    """A Python program that runs the sweep engine with runs/ and results/ under tmp_path."""
     return (f"import sys; from act_experiments.sweeps import launch; from pathlib import Path; "
-            f"launch.ROOT = Path({str(tmp_path)!r}); launch.main(sys.argv[1:])")
+            f"launch.main(sys.argv[1:], root=Path({str(tmp_path)!r}))")
 
 
 @pytest.mark.slow
@@ -209,18 +202,18 @@ def test_an_interrupted_sweep_stops_its_workers_with_a_checkpoint(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_run_folder_from_other_settings_is_kept_and_stops_the_sweep_in_one_line(root, capsys):
+def test_a_run_folder_from_other_settings_is_kept_and_stops_the_sweep_in_one_line(tmp_path, capsys):
     """A run folder left by an earlier sweep without sweep_config.json and made with other options is
     neither deleted nor mixed in: the sweep stops in one line and the folder stays as it was."""
-    assert run_sweep(capsys, "--name", "old", *TINY)[0] == 0
-    folder = root / "runs" / "sweeps" / "old"
+    assert run_sweep(capsys, tmp_path, "--name", "old", *TINY)[0] == 0
+    folder = tmp_path / "runs" / "sweeps" / "old"
     (folder / sweep.CONFIG_FILE).unlink()             # as a sweep from before the config file
     run = folder / "tau0.01-seed0"
     (run / "summary.json").unlink()                   # unfinished, so the sweep tries to continue it
     before = sorted(p.name for p in run.iterdir())
     other = list(TINY)
     other[TINY.index("--hidden") + 1] = "8"
-    status, err = run_sweep(capsys, "--name", "old", *other)
+    status, err = run_sweep(capsys, tmp_path, "--name", "old", *other)
     assert_one_line(status, err, 1, "a run stopped the sweep", "hidden")
     assert sorted(p.name for p in run.iterdir()) == before
 
@@ -233,15 +226,16 @@ def read_runs(results):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["torch", "numpy"])
-def test_population_and_pool_engines_give_the_same_numbers(root, capsys, backend):
+def test_population_and_pool_engines_give_the_same_numbers(tmp_path, capsys, backend):
     """--engine changes only how runs are scheduled: runs.csv, curves and difficulty agree to rounding."""
     args = [*TINY, "--taus", "1e-3,1e-2", "--fixed-ponders", "3", "--seeds", "2", "--dtype", "float64",
             "--eval-every", "2"]
     args.remove("--no-baseline")
     args[args.index("--backend") + 1] = backend
-    assert run_sweep(capsys, "--name", "pool", *args, "--engine", "pool")[0] == 0
-    assert run_sweep(capsys, "--name", "pop", *args, "--engine", "population", "--population-size", "4")[0] == 0
-    pool, pop = read_runs(root / "results" / "pool"), read_runs(root / "results" / "pop")
+    assert run_sweep(capsys, tmp_path, "--name", "pool", *args, "--engine", "pool")[0] == 0
+    assert run_sweep(capsys, tmp_path, "--name", "pop", *args, "--engine", "population",
+                     "--population-size", "4")[0] == 0
+    pool, pop = read_runs(tmp_path / "results" / "pool"), read_runs(tmp_path / "results" / "pop")
     assert [r["run"] for r in pool] == [r["run"] for r in pop] and len(pop) == 8
     for a, b in zip(pool, pop):
         for key in a:
@@ -252,10 +246,10 @@ def test_population_and_pool_engines_give_the_same_numbers(root, capsys, backend
                 assert a[key] == b[key], (a["run"], key)
             else:
                 assert float(a[key]) == pytest.approx(float(b[key]), rel=1e-9, abs=1e-12), (a["run"], key)
-    meta = json.loads((root / "results" / "pop" / "sweep.json").read_text())
+    meta = json.loads((tmp_path / "results" / "pop" / "sweep.json").read_text())
     assert meta["engine"] == "population" and meta["backend"] == backend
     # the engine is scheduling, not a setting: the other engine finishes the same sweep
-    assert run_sweep(capsys, "--name", "pop", *args, "--engine", "pool")[0] == 0
+    assert run_sweep(capsys, tmp_path, "--name", "pop", *args, "--engine", "pool")[0] == 0
 
 
 @pytest.mark.parametrize("extra, words", [
@@ -268,10 +262,10 @@ def test_population_and_pool_engines_give_the_same_numbers(root, capsys, backend
     (["--kernels", "--engine", "pool"], ["--kernels", "--engine pool"]),
     (["--kernels", "--backend", "numpy"], ["--kernels", "--backend numpy"]),
 ])
-def test_bad_engine_options_stop_in_one_line(root, capsys, extra, words):
-    status, err = run_sweep(capsys, "--name", "bad", *TINY, *extra)
+def test_bad_engine_options_stop_in_one_line(tmp_path, capsys, extra, words):
+    status, err = run_sweep(capsys, tmp_path, "--name", "bad", *TINY, *extra)
     assert_one_line(status, err, 2, *words)
-    assert list(root.iterdir()) == []
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_shards_are_even_in_the_sweeps_order_and_fit_in_memory(capsys):
@@ -293,13 +287,13 @@ def test_shards_are_even_in_the_sweeps_order_and_fit_in_memory(capsys):
     assert_one_line(2, capsys.readouterr().err, 2, "--population-size 5", "GB")
 
 
-def test_by_default_a_cpu_sweep_trains_numpy_populations(root, capsys):
+def test_by_default_a_cpu_sweep_trains_numpy_populations(tmp_path, capsys):
     args = list(TINY)
     del args[args.index("--backend"):args.index("--backend") + 2]
-    assert run_sweep(capsys, "--name", "default", *args, "--device", "auto")[0] == 0
-    meta = json.loads((root / "results" / "default" / "sweep.json").read_text())
+    assert run_sweep(capsys, tmp_path, "--name", "default", *args, "--device", "auto")[0] == 0
+    meta = json.loads((tmp_path / "results" / "default" / "sweep.json").read_text())
     assert (meta["engine"], meta["backend"], meta["device"]) == ("population", "numpy", "cpu")
-    summary = json.loads((root / "runs" / "sweeps" / "default" / "tau0.01-seed0" / "summary.json").read_text())
+    summary = json.loads((tmp_path / "runs" / "sweeps" / "default" / "tau0.01-seed0" / "summary.json").read_text())
     assert summary["backend"] == "numpy" and summary["config"]["dtype"] == "float32"
 
 
@@ -323,10 +317,10 @@ def test_a_sweep_stopped_and_run_again_ends_with_the_numbers_of_one_that_never_s
         assert {k: v for k, v in a.items() if k != "train_time_s"} == {k: v for k, v in b.items() if k != "train_time_s"}
 
 
-def test_taus_that_name_the_same_runs_are_refused(root, capsys):
-    status, err = run_sweep(capsys, "--name", "twice", *TINY, "--taus", "1e-3,0.001")
+def test_taus_that_name_the_same_runs_are_refused(tmp_path, capsys):
+    status, err = run_sweep(capsys, tmp_path, "--name", "twice", *TINY, "--taus", "1e-3,0.001")
     assert_one_line(status, err, 2, "--taus", "give each tau once")
-    assert list(root.iterdir()) == []
+    assert list(tmp_path.iterdir()) == []
 
 
 def worker_pids(pid):
@@ -368,19 +362,19 @@ def test_a_numpy_worker_starts_without_pytorch():
 
 
 @pytest.mark.slow
-def test_first_seed_gives_fresh_seeds(root, capsys):
+def test_first_seed_gives_fresh_seeds(tmp_path, capsys):
     """--first-seed 7 --seeds 2: runs of seeds 7 and 8, each the run that seed gives alone."""
     args = [a for a in TINY if a != "--no-baseline"]
     args[args.index("--seeds") + 1] = "2"
-    status, err = run_sweep(capsys, "--name", "fresh", *args, "--first-seed", "7")
+    status, err = run_sweep(capsys, tmp_path, "--name", "fresh", *args, "--first-seed", "7")
     assert status == 0, err
-    runs = (root / "results" / "fresh" / "runs.csv").read_text().splitlines()
+    runs = (tmp_path / "results" / "fresh" / "runs.csv").read_text().splitlines()
     assert [line.split(",")[0] for line in runs[1:]] == ["tau0.01-seed7", "tau0.01-seed8", "noact-seed7",
                                                          "noact-seed8"]
-    summary = json.loads((root / "runs" / "sweeps" / "fresh" / "tau0.01-seed8" / "summary.json").read_text())
+    summary = json.loads((tmp_path / "runs" / "sweeps" / "fresh" / "tau0.01-seed8" / "summary.json").read_text())
     assert summary["config"]["seed"] == 8
-    assert json.loads((root / "results" / "fresh" / "sweep.json").read_text())["first_seed"] == 7
-    status, err = run_sweep(capsys, "--name", "negative", *args, "--first-seed", "-1")
+    assert json.loads((tmp_path / "results" / "fresh" / "sweep.json").read_text())["first_seed"] == 7
+    status, err = run_sweep(capsys, tmp_path, "--name", "negative", *args, "--first-seed", "-1")
     assert_one_line(status, err, 2, "--first-seed")
 
 
@@ -425,12 +419,12 @@ def test_kernels_are_a_setting_of_the_sweep():
     assert sweep.parse_args(["--name", "k", *no_backend, "--kernels"])[0].backend == "torch"
 
 
-def test_kernels_reach_every_population_a_worker_builds(root, monkeypatch):
+def test_kernels_reach_every_population_a_worker_builds(tmp_path, monkeypatch):
     """The worker of a --kernels sweep builds its populations as TorchPopulation(configs,
     kernels=True): the one place the engine's option is set (a stand-in records the call)."""
     from act_experiments.training import populations
     args, tokens = sweep.parse_args(["--name", "k", *TINY, "--taus", "1e-2,1e-1", "--kernels"])
-    jobs = sweep.jobs_for(args, sweep.passthrough_options(tokens))
+    jobs = sweep.jobs_for(args, sweep.passthrough_options(tokens), root=tmp_path)
     built = []
     monkeypatch.setattr(populations, "TorchPopulation",
                         lambda configs, **options: built.append((len(configs), options)), raising=False)

@@ -16,16 +16,15 @@ SWEEP = ["--name", "tiny", "--task", "parity", "--bits", "3", "--hidden", "4", "
 
 
 @pytest.fixture
-def swept(tmp_path, monkeypatch):
-    monkeypatch.setattr(launch, "ROOT", tmp_path)
-    launch.main(SWEEP)
+def swept(tmp_path):
+    launch.main(SWEEP, root=tmp_path)
     return tmp_path
 
 
 @pytest.mark.slow
 def test_progress_rows_are_the_logs_means(swept, capsys):
     out = swept / "progress"
-    progress.main(["tiny", "--out", str(out), "--window", "10"])
+    progress.main(["tiny", "--out", str(out), "--window", "10"], root=swept)
     rows = read_csv(out / "progress.csv")
     assert list(rows[0]) == progress.COLUMNS
     assert {r["run"] for r in rows} == {"tau0.01-seed0", "tau0.01-seed1", "noact-seed0", "noact-seed1"}
@@ -46,10 +45,9 @@ def test_progress_rows_are_the_logs_means(swept, capsys):
     assert "tiny: lr" in capsys.readouterr().out
 
 
-def test_a_sweep_that_has_not_started_is_one_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(launch, "ROOT", tmp_path)
+def test_a_sweep_that_has_not_started_is_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        progress.main(["nosuch", "--out", str(tmp_path / "out")])
+        progress.main(["nosuch", "--out", str(tmp_path / "out")], root=tmp_path)
     err = capsys.readouterr().err.strip()
     assert exit_info.value.code == 2 and len(err.splitlines()) == 1 and "nosuch" in err
     assert not (tmp_path / "out").exists()

@@ -547,10 +547,12 @@ def read(out):
     return {**read_comparison(out), "name": Path(out).name}
 
 
-def draw(name):
-    """Draw the figures of results/<name>/ into figures/; returns the paths."""
+def draw(name, root=None):
+    """Draw the figures of <root>/results/<name>/ into <root>/figures/, root the folder that holds
+    both (the checkout by default); returns the paths."""
+    root = root or ROOT
     matplotlib.use("Agg")
-    return plot(read(ROOT / "results" / name))
+    return plot(read(root / "results" / name), root / "figures")
 
 
 def run(settings, out, force=False, progress=print):
@@ -564,13 +566,16 @@ def run(settings, out, force=False, progress=print):
                           name=out.name, force=force, progress=progress)
 
 
-def main(argv=None):
+def main(argv=None, root=None):
+    """Entry point of scripts/pondernet.py; root: the folder to write results/<name>/, figures/ and
+    runs/pondernet/<name>/ under, if not the checkout (a Path). Returns the exit status."""
+    root = root or ROOT
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.plot:
-            for path in draw(args.plot):
-                print("wrote", path.relative_to(ROOT))
+            for path in draw(args.plot, root):
+                print("wrote", path.relative_to(root))
             return 0
         settings = {"bits": args.bits, "train_max": args.train_max if args.train_max is not None else args.bits // 2,
                     "hidden": args.hidden, "batch_size": args.batch_size, "lr": args.lr,
@@ -582,10 +587,10 @@ def main(argv=None):
                     "eval_size": args.eval_size}
         if not args.name or "/" in args.name:
             raise ValueError("--name must name a folder under results/ (no '/')")
-        run(settings, ROOT / "results" / args.name, force=args.force, progress=lambda line: print(line, flush=True))
+        run(settings, root / "results" / args.name, force=args.force, progress=lambda line: print(line, flush=True))
         print(f"wrote results/{args.name}/")
-        for path in draw(args.name):
-            print("wrote", path.relative_to(ROOT))
+        for path in draw(args.name, root):
+            print("wrote", path.relative_to(root))
     except (ValueError, FileNotFoundError) as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2

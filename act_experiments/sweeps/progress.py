@@ -53,9 +53,10 @@ def run_rows(sweep, run_id, config, log, window):
     return rows
 
 
-def sweep_rows(name, window):
-    """(progress rows, summary) of one sweep's folder under runs/sweeps/."""
-    folder = run_folder(name)
+def sweep_rows(name, window, root=None):
+    """(progress rows, summary) of one sweep's folder under <root>/runs/sweeps/ (root: the checkout
+    by default)."""
+    folder = run_folder(name, root)
     config_path = folder / "sweep_config.json"
     if not config_path.is_file():
         raise ValueError(f"{config_path} not found: is {name!r} a sweep that has started?")
@@ -72,7 +73,9 @@ def sweep_rows(name, window):
     return rows, summary
 
 
-def main(argv=None):
+def main(argv=None, root=None):
+    """Entry point of scripts/sweep_progress.py; root: the folder whose runs/sweeps/ holds the sweeps,
+    if not the checkout (a Path). --out is taken as given, not under root."""
     ap = OneLineParser(description=DESCRIPTION)
     ap.add_argument("sweeps", nargs="+", help="names under runs/sweeps/")
     ap.add_argument("--out", required=True, help="folder for progress.csv and progress.json")
@@ -82,7 +85,7 @@ def main(argv=None):
     rows, summaries = [], {}
     try:
         for name in args.sweeps:
-            sweep, summaries[name] = sweep_rows(name, args.window)
+            sweep, summaries[name] = sweep_rows(name, args.window, root)
             rows += sweep
     except (ValueError, OSError) as err:
         ap.error(str(err))
