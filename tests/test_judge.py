@@ -54,6 +54,24 @@ def test_a_warning_is_a_note_not_a_failure():
 RELEASE_HERE = ("01_forward_pass", "03b_write_your_own_act", "12_attention_pondernet", "15_when_adapting_pays")
 
 
+def test_the_registry_names_every_exercises_module_and_loads_none_before_it_is_asked():
+    """JUDGED imports a notebook's exercises module on first lookup (nbgrader loads the registry in
+    every command); every act_course/grading/exercises_*.py is the entry of a notebook that exists."""
+    import subprocess
+    import sys
+    folder = ROOT / "act_course" / "grading"
+    modules = sorted(p.stem.split("_", 1)[1] for p in folder.glob("exercises_*.py"))
+    assert modules == sorted(stem.split("_")[0] for stem in judged.JUDGED)
+    assert all((ROOT / "notebooks" / f"{stem}.ipynb").is_file() for stem in judged.JUDGED)
+    assert all(judged.JUDGED[stem].checks for stem in judged.JUDGED)
+    loaded = subprocess.run([sys.executable, "-c", "import sys, act_course.grading.preprocessors\n"
+                             "print(sorted(m for m in sys.modules if 'exercises_' in m or m == 'torch'))"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", loaded
+    with pytest.raises(KeyError):
+        judged.JUDGED["05_parity"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("stem", sorted(judged.JUDGED))
 def test_the_source_passes_and_the_release_fails_every_judged_check(stem):
@@ -249,8 +267,8 @@ def test_a_judge_that_cannot_run_fails_every_judged_check():
 def test_an_answer_that_never_ends_fails_with_a_time_limit():
     nb = attacks.submitted(attacks.Submission("loops", attacks.NB_03B, {"ex1-solution": attacks.HALTING_HEAD
                                                                         + "    while True:\n        pass\n"}, "none"))
-    found = judged.judge_notebook(nb, attacks.NB_03B, rng=np.random.default_rng(0), timeout=5, only=["ex1-check"])
-    assert found["ex1-check"].ename == "TimeoutError" and "within 5 s" in found["ex1-check"].text
+    found = judged.judge_notebook(nb, attacks.NB_03B, rng=np.random.default_rng(0), timeout=1, only=["ex1-check"])
+    assert found["ex1-check"].ename == "TimeoutError" and "within 1 s" in found["ex1-check"].text
 
 
 def test_the_allow_lists_agree_with_the_teacher_guide():

@@ -2,28 +2,45 @@
 
 import json
 import secrets
+from collections.abc import Mapping
+from importlib import import_module
 from pathlib import Path
 
 import numpy as np
 
 from act_experiments.files import ROOT
 
-from . import (exercises_01, exercises_02, exercises_03, exercises_03b, exercises_04, exercises_06, exercises_07,
-               exercises_08, exercises_09, exercises_10, exercises_11, exercises_12, exercises_13, exercises_14,
-               exercises_15, replay)
+from . import replay
 from .exchange import one_line
 from .judge import BY_ITS_TESTS, TIMEOUT, Verdict, _noted, judge_cell, read_answers
 from .lesson import cell_role
 
-JUDGED = {"01_forward_pass": exercises_01.JUDGED, "02_binary_flag": exercises_02.JUDGED,
-          "03_backprop_remainder": exercises_03.JUDGED, "03b_write_your_own_act": exercises_03b.JUDGED,
-          "04_numpy_vs_torch": exercises_04.JUDGED, "06_logic": exercises_06.JUDGED,
-          "07_addition": exercises_07.JUDGED, "08_sort": exercises_08.JUDGED,
-          "09_characters": exercises_09.JUDGED,
-          "10_time_penalty": exercises_10.JUDGED, "11_pitfalls": exercises_11.JUDGED,
-          "12_attention_pondernet": exercises_12.JUDGED, "13_universal_transformer": exercises_13.JUDGED,
-          "14_convnet_aig": exercises_14.JUDGED,
-          "15_when_adapting_pays": exercises_15.JUDGED}
+
+class _Judged(Mapping):
+    """{notebook stem: its Judged}, each exercises module imported when its notebook is first
+    looked up: nbgrader loads this registry in every command it runs (scripts/nbgrader_config.py),
+    and the modules of the later notebooks import PyTorch, SciPy and Matplotlib, seconds a command
+    that grades one notebook, or none, need not spend."""
+
+    STEMS = ("01_forward_pass", "02_binary_flag", "03_backprop_remainder", "03b_write_your_own_act",
+             "04_numpy_vs_torch", "06_logic", "07_addition", "08_sort", "09_characters", "10_time_penalty",
+             "11_pitfalls", "12_attention_pondernet", "13_universal_transformer", "14_convnet_aig",
+             "15_when_adapting_pays")
+
+    def __getitem__(self, stem):
+        if stem not in self.STEMS:
+            raise KeyError(stem)
+        number = stem.split("_")[0]
+        return import_module(f"{__package__}.exercises_{number}").JUDGED
+
+    def __iter__(self):
+        return iter(self.STEMS)
+
+    def __len__(self):
+        return len(self.STEMS)
+
+
+JUDGED = _Judged()
 
 
 def source_notebook(path):
