@@ -6,10 +6,12 @@ The settings are scripts/nbgrader_config.py of the repository (``CONFIG``): thes
 checkout, not an installed copy of the course.
 """
 
+import functools
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from act_experiments.files import ROOT
@@ -18,23 +20,49 @@ CONFIG = ROOT / "scripts" / "nbgrader_config.py"
 ASSIGNMENT = "act"          # the one assignment of a course made by setup_course
 
 
+def _path_with_venv():
+    """PATH with this interpreter's folder first: nbgrader runs its database migrations through the
+    `alembic` command, which lives beside the interpreter, so an unactivated venv works too."""
+    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+
 def nbgrader(course, *args):
     """Run one nbgrader command in the course folder ``course``; (returncode, last lines of output)."""
-    # nbgrader runs its database migrations through the `alembic` command, which lives beside
-    # this interpreter; put that folder first on PATH so an unactivated venv works too
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env = dict(os.environ, PATH=_path_with_venv())
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--force"], cwd=course,
                           capture_output=True, text=True, env=env)
     return done.returncode, "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
 
 
+@functools.cache
+def empty_gradebook():
+    """The bytes of an empty gradebook.db, made once per process by nbgrader's own Gradebook. nbgrader
+    makes the same file for every new course through a subprocess of alembic, two seconds or more;
+    the suite and scripts/attacks.py set up a dozen courses."""
+    from nbgrader.api import Gradebook
+    with tempfile.TemporaryDirectory(prefix="act-gradebook-") as folder:
+        path = Path(folder) / "gradebook.db"
+        before = os.environ.get("PATH")
+        os.environ["PATH"] = _path_with_venv()
+        try:
+            with Gradebook(f"sqlite:///{path}"):
+                pass
+        finally:
+            if before is None:
+                os.environ.pop("PATH", None)
+            else:
+                os.environ["PATH"] = before
+        return path.read_bytes()
+
+
 def setup_course(notebooks, course):
-    """An empty nbgrader course folder with the course's config and ``notebooks`` as one assignment."""
+    """An empty nbgrader course folder with the course's config, an empty gradebook and ``notebooks``
+    as one assignment."""
     shutil.rmtree(course, ignore_errors=True)
     source = course / "source" / ASSIGNMENT
     source.mkdir(parents=True)
     shutil.copy(CONFIG, course / "nbgrader_config.py")
+    (course / "gradebook.db").write_bytes(empty_gradebook())
     for path in notebooks:
         shutil.copy(path, source / path.name)
     return course
