@@ -54,6 +54,7 @@ def test_a_warning_is_a_note_not_a_failure():
 RELEASE_HERE = ("01_forward_pass", "03b_write_your_own_act", "12_attention_pondernet", "15_when_adapting_pays")
 
 
+@pytest.mark.slow
 def test_the_registry_names_every_exercises_module_and_loads_none_before_it_is_asked():
     """JUDGED imports a notebook's exercises module on first lookup (nbgrader loads the registry in
     every command); every act_course/grading/exercises_*.py is the entry of a notebook that exists."""
