@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from act_course.grading import assignments, student
+from act_course.grading import assignments, checks_table, student
 from act_course.grading.nbgrader_run import autograde
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +31,11 @@ def exercises(cells):
             assert match, f"cell {index}: grade_id {meta.get('grade_id')!r} is not ex<number>-solution/check/answer"
             found.setdefault(int(match.group(1)), []).append((index, student.nbgrader_role(cell)))
     return found
+
+
+# the checks that read the network trained live in the learner's kernel: self-checks of no points
+LIVE = {key for key, why in checks_table.REASONS.items()
+        if (why[0] if isinstance(why, tuple) else why) == checks_table.LIVE}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -60,7 +65,9 @@ def test_every_exercise_has_a_task_a_hint_an_answer_and_a_check(path):
             if role in ("solution", "answer"):
                 assert "### BEGIN SOLUTION" in source and "### END SOLUTION" in source, \
                     f"exercise {number}: {meta['grade_id']} does not mark its solution"
-            if role in ("check", "answer"):
+            if role in ("check", "answer") and f"{checks_table.number(path)}/{meta['grade_id']}" in LIVE:
+                assert meta.get("points") == 0, f"{meta['grade_id']}: it reads the live network, so it has no points"
+            elif role in ("check", "answer"):
                 assert meta.get("points", 0) > 0, f"{meta['grade_id']}: a graded cell needs points"
             if role == "check":
                 assert meta.get("locked") and cell["cell_type"] == "code", f"{meta['grade_id']}: not a locked code cell"

@@ -46,3 +46,27 @@ def test_a_self_check_without_a_reason_or_a_stale_reason_is_refused(tmp_path, mo
     monkeypatch.delitem(checks_table.REASONS, "05/ex1-check")
     with pytest.raises(KeyError, match="05/ex1-check"):
         checks_table.checks([copy])
+
+
+def test_a_check_that_reads_the_live_network_carries_no_points(tmp_path):
+    """The issue's rule: such a check stays a self-check for the learner, worth 0 in the gradebook."""
+    source = next(p for p in NOTEBOOKS if p.stem.startswith("09_"))
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    rows = dict(checks_table.checks([source]))["09"]
+    live = [row for row in rows if row[4].startswith(checks_table.LIVE)]
+    assert live and all(row[1] == 0 for row in live)
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == live[0][0]:
+            cell["metadata"]["nbgrader"]["points"] = 1
+    copy = tmp_path / source.name
+    copy.write_text(json.dumps(nb), encoding="utf-8")
+    with pytest.raises(ValueError, match=f"09/{live[0][0]} reads the network trained live"):
+        checks_table.checks([copy])
+
+
+def test_the_guide_holds_the_table_of_exercises_and_their_points_as_the_notebooks_give_them():
+    from act_course.grading import student
+    text = (ROOT / "docs" / "teaching.md").read_text(encoding="utf-8")
+    assert student.exercise_table(NOTEBOOKS) in text, (
+        "docs/teaching.md's table of exercises differs from the notebooks: paste in the output of "
+        "`python scripts/student.py --table`")

@@ -6,7 +6,8 @@ check runs in the learner's kernel, a *self-check*. ``REASONS`` says, for each s
 still runs there, in one of the categories below, read from what the check cell reads:
 
 - ``LIVE``: it reads the network trained live in the learner's kernel, which no other process has;
-  such a check stays a self-check for the learner;
+  such a check stays a self-check for the learner and carries no points (``checks`` refuses one
+  that has some);
 - ``VALUES``, ``COMMITTED``, ``MEASURED``: not yet judged. The answer is values worked out from the
   notebook's fixed numbers, read from the committed sweeps, or measured in the kernel with the
   course's training loop: a judge outside the kernel could decide it, and the table names it as a
@@ -95,7 +96,8 @@ def checks(notebooks):
     every check cell of ``notebooks``, in notebook order: ``answer`` the names the check reads
     (``read_by``), the reason '' for a judged check. Raises
     KeyError naming a self-check that ``REASONS`` lacks, and ValueError for a judged check that
-    has one, or for a reason, of one of these notebooks, whose check is not there."""
+    has one, for a reason, of one of these notebooks, whose check is not there, or for a check that
+    reads the live network and carries points."""
     found, seen = [], set()
     for path in notebooks:
         nb = json.loads(path.read_text(encoding="utf-8"))
@@ -117,6 +119,9 @@ def checks(notebooks):
             if key not in REASONS:
                 raise KeyError(f"{key} is a self-check without a reason: add it to REASONS")
             category, note = REASONS[key] if isinstance(REASONS[key], tuple) else (REASONS[key], "")
+            if category == LIVE and meta["points"]:
+                raise ValueError(f"{key} reads the network trained live in the learner's kernel: it carries no "
+                                 f"points, not {meta['points']:g}")
             rows.append((meta["grade_id"], meta["points"], answer, "self-check", category + (f"; {note}" if note else "")))
         found.append((number(path), rows))
     read = {name for name, _ in found}
@@ -145,8 +150,8 @@ def table(notebooks):
         totals = [totals[0] + judged, totals[1] + self_check, totals[2] + gap]
         lines.append(f"| {name} | {judged:g} | {self_check:g} | {gap:g} | {judged + self_check:g} |")
     lines.append(f"| all | {totals[0]:g} | {totals[1]:g} | {totals[2]:g} | {totals[0] + totals[1]:g} |")
-    live = sum(points for _, rows in found for _, points, _, _, reason in rows if reason.startswith(LIVE))
+    live = sum(1 for _, rows in found for row in rows if row[4].startswith(LIVE))
     lines += ["", f"Of the {totals[0] + totals[1]:g} points of check cells, {totals[0]:g} are judged outside the "
-                  f"kernel, {totals[2]:g} are not yet judged, and {live:g} are on checks that read the network "
-                  f"trained live."]
+                  f"kernel and {totals[2]:g} are not yet judged; the {live} checks that read the network trained "
+                  f"live carry none."]
     return "\n".join(lines)
