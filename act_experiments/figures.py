@@ -34,15 +34,16 @@ def save_figure(fig, name, directory=None):
     return path
 
 
-def notebook_figure(fig, name):
-    """Save a notebook's figure as ``figures/<name>.png`` when ACT_SAVE_FIGURES=1, else do nothing.
+def notebook_figure(fig, name, directory=None):
+    """Save a notebook's figure as ``<directory or figures/>/<name>.png`` when ACT_SAVE_FIGURES=1,
+    else do nothing.
 
     Returns the path written, or None. A live run's figure differs from machine to machine, so
     only an explicit ``make figures`` replaces the committed one.
     """
     if os.environ.get("ACT_SAVE_FIGURES") != "1":
         return None
-    return save_figure(fig, name)
+    return save_figure(fig, name, directory)
 
 
 def save_figures(figures, data, prefix, directory=None):

@@ -87,12 +87,11 @@ def test_torch_threads_follows_omp_num_threads(monkeypatch):
 
 
 def test_notebook_figures_are_written_only_when_asked(clean_env, tmp_path):
-    clean_env.setattr(figures, "FIGURE_DIR", tmp_path)
     fig, ax = plt.subplots()
     ax.plot([0, 1], [1, 0])
-    assert figures.notebook_figure(fig, "demo") is None and not any(tmp_path.iterdir())
+    assert figures.notebook_figure(fig, "demo", tmp_path) is None and not any(tmp_path.iterdir())
     clean_env.setenv("ACT_SAVE_FIGURES", "1")
-    assert figures.notebook_figure(fig, "demo") == tmp_path / "demo.png" and (tmp_path / "demo.png").is_file()
+    assert figures.notebook_figure(fig, "demo", tmp_path) == tmp_path / "demo.png" and (tmp_path / "demo.png").is_file()
     plt.close(fig)
 
 
