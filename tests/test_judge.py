@@ -307,6 +307,11 @@ def test_the_lesson_cells_run_are_those_a_later_cell_reads():
     assert needed(codes, {5}) == [0, 1, 3, 5]
     assert "torch" not in without_unread_imports([codes[k] for k in (0, 1, 3, 5)], {0, 1, 2})[0]
     assert release_form("a = None\n### BEGIN SOLUTION\na = 1\n### END SOLUTION\n") == "a = None\npass\n"
+    # a name a loop binds before reading it is its own (06's check of eq. (21) reuses the lesson's p and
+    # q, whose cell reads the runs trained live); one it reads before binding it comes from earlier
+    assert needed(["p = train()", "for i in range(3):\n    p, q = i, i + 1\n    out = p + q"], {1}) == [1]
+    assert needed(["total = 0", "for i in range(3):\n    total = total + i"], {1}) == [0, 1]
+    assert needed(["x = 1", "if flag:\n    x = 2\nprint(x)"], {1}) == [0, 1]
 
 
 # 12's exercises 1 and 3 are values, decided by their check cells in the judge's process: one run

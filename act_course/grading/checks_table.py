@@ -37,7 +37,6 @@ REASONS = {
     "05/ex1-check": VALUES, "05/ex2-check": VALUES, "05/ex3-check": VALUES,
     "05/ex3-check-b": (MEASURED, "the networks are untrained (`iterations=0`)"),
     "05/ex4-check": COMMITTED,
-    "06/ex1-check": VALUES, "06/ex2-check": VALUES,
     "07/ex4-check": COMMITTED,
     "08/ex1-check": VALUES, "08/ex2-check": VALUES,
     "08/ex4-check": (LIVE, "`N` and `rho` come from section 4's run of the network trained in section 2"),
