@@ -38,7 +38,6 @@ REASONS = {
     "05/ex3-check-b": (MEASURED, "the networks are untrained (`iterations=0`)"),
     "05/ex4-check": COMMITTED,
     "07/ex4-check": COMMITTED,
-    "08/ex1-check": VALUES, "08/ex2-check": VALUES,
     "08/ex4-check": (LIVE, "`N` and `rho` come from section 4's run of the network trained in section 2"),
     "09/ex1-check": VALUES,
     "09/ex2-check": (LIVE, "it runs `model`, the network trained in section 2"),
