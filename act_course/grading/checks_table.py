@@ -39,7 +39,6 @@ REASONS = {
     "05/ex4-check": COMMITTED,
     "07/ex4-check": COMMITTED,
     "08/ex4-check": (LIVE, "`N` and `rho` come from section 4's run of the network trained in section 2"),
-    "09/ex1-check": VALUES,
     "09/ex2-check": (LIVE, "it runs `model`, the network trained in section 2"),
     "09/ex3-check": COMMITTED,
     "09/ex4-check-b": (LIVE, "`rho` comes from section 3's run of the network trained in section 2"),
