@@ -211,7 +211,7 @@ def test_a_document_of_another_form_fails_every_check(document, why):
     ('{"ndarray": ["f8", [3], [1.0, 2.0]]}', "do not fill its shape"), ('{"pickle": "gASV"}', "judge's format"),
     ('{"ndarray": ["i8", [1], [1e400]]}', "not finite"), ('{"list": [1, {"x": 2, "y": 3}]}', "judge's format"),
     (json.dumps("x" * 1000), "longer than"), (json.dumps({"ndarray": ["f8", [10 ** 7], []]}), "shape"),
-    ("9" * 40, "too large for 64 bits"),
+    ("9" * 40, "too large for 64 bits"), ('{"set": [1, {"list": [2]}]}', "set whose members"),
 ])
 def test_a_malformed_non_finite_or_oversized_output_fails_its_check(value, why):
     _, entries = exchange.read_outputs(('{"statements": [], "calls": [{"value": %s}, {"value": 2.0}]}' % value).encode(), 2)
@@ -334,6 +334,27 @@ def test_12s_values_that_equal_anything_score_0_and_a_helper_of_ones_own_full_ma
     assert sorted(found) == ["ex1-check", "ex3-check"]
     assert not found["ex1-check"].passed and "E[n] = sum_n n p_n is not 0.0" in found["ex1-check"].text
     assert found["ex3-check"].passed and "mean 3.000 steps" in found["ex3-check"].text, found["ex3-check"].text
+
+
+# the values of 06-14 that only the learner's kernel checked (issue 40): there an answer cell that
+# installs an IPython AST transformer wrapping every later cell in try/except silences the check
+# cell, whatever the values; in the judge get_ipython() is a stand-in that does nothing, and the
+# check cell's own tests decide on the values sent back. One run, 14's exercise 3: its two checks
+# read one answer cell
+
+
+def test_values_that_silence_the_kernels_check_score_0_and_the_right_values_full_marks():
+    """ex3-check's blocks pushed open are wrong (a block at the target rate is pushed neither way);
+    ex3-check-b's answer is right, an empty set, which comes back as a set as its check cell asks."""
+    answer = (submissions.SILENCE + "get_ipython().ast_transformers.append(_Silence())\n"
+              "rate_loss8, pushed_open, pushed_closed = 0.265625, {2, 3, 4}, {1}\n"
+              "act_pushed_open = set()\n")
+    found = verdicts(attacks.Submission("wrong values behind an AST transformer on 14's exercise 3", submissions.NB_14,
+                                        {"ex3-solution": answer}, "mixed"))
+    assert sorted(found) == ["ex3-check", "ex3-check-b"]
+    assert not found["ex3-check"].passed and "pushed_open = [2, 3, 4]" in found["ex3-check"].text, found["ex3-check"]
+    assert found["ex3-check-b"].passed and "never asks for more computation" in found["ex3-check-b"].text, \
+        found["ex3-check-b"].text
 
 
 def test_a_piece_reaches_the_answer_as_a_function_that_says_nothing_of_what_it_is():

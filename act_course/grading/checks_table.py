@@ -43,7 +43,6 @@ REASONS = {
     "09/ex3-check": COMMITTED,
     "09/ex4-check-b": (LIVE, "`rho` comes from section 3's run of the network trained in section 2"),
     "11/ex2-check": VALUES, "11/ex3-check": VALUES,
-    "14/ex3-check": VALUES, "14/ex3-check-b": VALUES,
 }
 
 ANSWERED = re.compile(r"\banswered\(([^)]*)\)")
