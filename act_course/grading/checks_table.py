@@ -42,7 +42,6 @@ REASONS = {
     "09/ex2-check": (LIVE, "it runs `model`, the network trained in section 2"),
     "09/ex3-check": COMMITTED,
     "09/ex4-check-b": (LIVE, "`rho` comes from section 3's run of the network trained in section 2"),
-    "11/ex2-check": VALUES, "11/ex3-check": VALUES,
 }
 
 ANSWERED = re.compile(r"\banswered\(([^)]*)\)")
