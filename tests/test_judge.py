@@ -70,7 +70,7 @@ def test_the_registry_names_every_exercises_module_and_loads_none_before_it_is_a
                             capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]", loaded
     with pytest.raises(KeyError):
-        judged.JUDGED["05_parity"]
+        judged.JUDGED["00_no_such_notebook"]
 
 
 @pytest.mark.slow

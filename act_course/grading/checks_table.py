@@ -34,7 +34,6 @@ MEASURED = "not yet judged: its answer is values measured in the kernel with the
 # why each self-check runs in the learner's kernel, keyed "<notebook number>/<grade_id>" (grade ids
 # repeat from notebook to notebook); a tuple adds a note on what else the check reads
 REASONS = {
-    "05/ex1-check": VALUES, "05/ex2-check": VALUES, "05/ex3-check": VALUES,
     "05/ex3-check-b": (MEASURED, "the networks are untrained (`iterations=0`)"),
     "05/ex4-check": COMMITTED,
     "07/ex4-check": COMMITTED,
