@@ -300,6 +300,25 @@ def test_the_course_library_beside_an_answer_of_01_is_a_read_only_copy_in_its_ow
     assert notes == [] and entries[0]["value"] == [True, 0, 2], entries
 
 
+def test_a_committed_sweep_is_copied_beside_the_answer_and_the_repository_stays_out_of_reach():
+    """05's exercise 4 reads results/parity16_seeds: the judge copies it, read-only, into the copy of
+    act_experiments, where tables.RESULTS points in the answer's process; the repository's own copy
+    stays refused, and a course module that imports pyplot (act_experiments.figures) gets a stand-in."""
+    from act_experiments.sweeps.reading import load_sweep
+    code = ("import os\nfrom act_experiments.tables import RESULTS\nfrom act_experiments.sweeps.reading import load_sweep\n"
+            "from act_experiments.figures import notebook_figure\n"
+            "def where(path):\n"
+            "    try:\n        open(path).close()\n        theirs = 'read'\n"
+            "    except PermissionError:\n        theirs = 'refused'\n"
+            "    return [str(RESULTS).startswith(os.getcwd()), os.listdir(RESULTS), len(load_sweep('parity16_seeds')['runs']),"
+            " theirs]\n")
+    notes, entries = judge.run_answer([{"name": "<cell>", "code": code}],
+                                      [("where", [str(ROOT / "results" / "parity16_seeds" / "sweep.json")])],
+                                      judged.JUDGED["05_parity"], {}, timeout=60)
+    runs = len(load_sweep("parity16_seeds")["runs"])
+    assert notes == [] and entries[0]["value"] == [True, ["parity16_seeds"], runs, "refused"], (notes, entries)
+
+
 def test_the_lesson_cells_run_are_those_a_later_cell_reads():
     from act_course.grading.lesson import needed, release_form, without_unread_imports
     codes = ["import numpy as np\nimport torch", "P = np.ones(2)", "fig = plt.figure()", "P['b'] = 1.0",
@@ -312,6 +331,7 @@ def test_the_lesson_cells_run_are_those_a_later_cell_reads():
     assert needed(["p = train()", "for i in range(3):\n    p, q = i, i + 1\n    out = p + q"], {1}) == [1]
     assert needed(["total = 0", "for i in range(3):\n    total = total + i"], {1}) == [0, 1]
     assert needed(["x = 1", "if flag:\n    x = 2\nprint(x)"], {1}) == [0, 1]
+    assert needed(["f = train()", "with open('runs.csv') as f:\n    rows = f.read()\nprint(rows)"], {1}) == [1]
 
 
 # 12's exercises 1 and 3 are values, decided by their check cells in the judge's process: one run

@@ -35,11 +35,8 @@ MEASURED = "not yet judged: its answer is values measured in the kernel with the
 # repeat from notebook to notebook); a tuple adds a note on what else the check reads
 REASONS = {
     "05/ex3-check-b": (MEASURED, "the networks are untrained (`iterations=0`)"),
-    "05/ex4-check": COMMITTED,
-    "07/ex4-check": COMMITTED,
     "08/ex4-check": (LIVE, "`N` and `rho` come from section 4's run of the network trained in section 2"),
     "09/ex2-check": (LIVE, "it runs `model`, the network trained in section 2"),
-    "09/ex3-check": COMMITTED,
     "09/ex4-check-b": (LIVE, "`rho` comes from section 3's run of the network trained in section 2"),
 }
 

@@ -7,12 +7,19 @@ notebook's fixed inputs (the cost of a uniform guess over the bytes of the train
 "cab" under an add-one unigram; ``BY_ITS_TESTS``): the answer's process runs the lesson's cells it
 needs (the setup cell, section 1's for ``train_text``, the text coming with Python) with read-only
 copies of ``act_experiments`` and ``act_numpy`` beside it, and sends back the values; the check
-cell's own tests decide in the judge's process (replay.py). The other checks read the network
-trained live or the committed sweeps: they stay self-checks (act_course.grading.checks_table)."""
+cell's own tests decide in the judge's process (replay.py). Exercise 3 is values read from the
+committed characters sweep (the classes of least ponder and of the hardest next byte): its lesson
+cells (section 3's ``res`` and ``tau``) run the same way, with ``act_engine`` beside the answer too
+(``characters`` imports the sweeps' machinery) and a read-only copy of the sweep that
+``characters.default_results`` reads inside the copy of ``act_experiments`` (``Judged.committed``).
+The other checks read the network trained live: they stay self-checks of no points
+(act_course.grading.checks_table)."""
 
 import string
 
 import numpy as np
+
+from act_experiments.tables import RESULTS
 
 from .exchange import returned
 from .judge import BY_ITS_TESTS, Judged, Wrong, apart
@@ -51,9 +58,10 @@ def ex4(rng):
 
 JUDGED = Judged(
     allowed={},
-    checks={"ex1-check": BY_ITS_TESTS, "ex4-check": ex4},
-    library=("act_experiments", "act_numpy"),
-    why="the judge runs your answers outside your notebook: position_in_word with NumPy alone, exercise 1 with "
-        "act_experiments and act_numpy; the rest of the course, PyTorch and the network trained there are out of "
-        "reach (the statements that use them cost nothing)",
+    checks={"ex1-check": BY_ITS_TESTS, "ex3-check": BY_ITS_TESTS, "ex4-check": ex4},
+    library=("act_experiments", "act_numpy", "act_engine"),
+    committed=tuple(name for name in ("characters", "characters_small") if (RESULTS / name).is_dir()),
+    why="the judge runs your answers outside your notebook: position_in_word with NumPy alone, exercises 1 and 3 "
+        "with act_experiments, act_engine, act_numpy and the committed sweep; the rest of the course, PyTorch and "
+        "the network trained there are out of reach (the statements that use them cost nothing)",
 )

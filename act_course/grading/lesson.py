@@ -87,7 +87,8 @@ def _read_first(body, bound):
     before its targets; a loop's iterable, then its target, then its body, statement by statement),
     so that ``p, q = ...`` inside a loop, read later in that loop, asks no earlier cell for a ``p``.
     What a loop's body binds does not count after it (the body may not run), nor what one branch
-    of an ``if`` binds alone; other compound statements read every name they hold."""
+    of an ``if`` binds alone; a ``with`` binds its names and its body's; other compound statements
+    read every name they hold."""
     read, bound = set(), set(bound)
     for node in body:
         if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -98,6 +99,12 @@ def _read_first(body, bound):
             (yes, bound_yes), (no, bound_no) = _read_first(node.body, bound), _read_first(node.orelse, bound)
             read |= (_reads(node.test) - _scoped(node.test) | yes | no) - bound
             bound |= bound_yes & bound_no
+        elif isinstance(node, (ast.With, ast.AsyncWith)):          # its body runs: what it binds counts after
+            opened = set().union(*(_target_names(i.optional_vars, False) for i in node.items if i.optional_vars))
+            inner, bound_inner = _read_first(node.body, bound | opened)
+            entered = set().union(*(_reads(i.context_expr) - _scoped(i.context_expr) for i in node.items))
+            read |= (entered | inner) - bound
+            bound |= opened | bound_inner
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             read |= (_reads(node.value) - _scoped(node.value) | set().union(*(_reads(t) for t in targets))) - bound
