@@ -15,13 +15,14 @@ c.Execute.timeout = 300
 # A check cell that fails, or writes anything to stderr, scores 0: nbgrader's own rule. The check
 # cells print what they checked on stdout only.
 
-# The exercises of 01-04 and 03b, and 12's exercise 2, are judged outside the learner's kernel
+# The checks that the judge's registry names (act_course/grading/registry.py; `python
+# scripts/student.py --checks` lists them) are judged outside the learner's kernel
 # (act_course/grading/judge.py): JudgeAnswers runs the answer cells in a process of their own (after
-# the lesson's cells they need, for 01-04) before nbgrader's Execute runs the notebook, and decides
-# each check in nbgrader's process (a check of values by its own cell's tests, run on the values
-# sent back, in a process that runs no code of the learner's: replay.py); WriteVerdicts puts the
-# verdicts into those check cells' outputs after Execute, before SaveAutoGrades scores them. The
-# rest is nbgrader's default list.
+# the lesson's cells they need, where the answers may use the course's packages) before nbgrader's
+# Execute runs the notebook, and decides each check in nbgrader's process (a check of values by its
+# own cell's tests, run on the values sent back, in a process that runs no code of the learner's:
+# replay.py); WriteVerdicts puts the verdicts into those check cells' outputs after Execute, before
+# SaveAutoGrades scores them. The rest is nbgrader's default list.
 from nbgrader.converters.autograde import Autograde  # noqa: E402
 
 # SealedExecute is nbgrader's Execute with the learner's kernel sealed before its first cell

@@ -70,7 +70,7 @@ def test_the_registry_names_every_exercises_module_and_loads_none_before_it_is_a
                             capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]", loaded
     with pytest.raises(KeyError):
-        judged.JUDGED["05_parity"]
+        judged.JUDGED["00_no_such_notebook"]
 
 
 @pytest.mark.slow
@@ -211,7 +211,7 @@ def test_a_document_of_another_form_fails_every_check(document, why):
     ('{"ndarray": ["f8", [3], [1.0, 2.0]]}', "do not fill its shape"), ('{"pickle": "gASV"}', "judge's format"),
     ('{"ndarray": ["i8", [1], [1e400]]}', "not finite"), ('{"list": [1, {"x": 2, "y": 3}]}', "judge's format"),
     (json.dumps("x" * 1000), "longer than"), (json.dumps({"ndarray": ["f8", [10 ** 7], []]}), "shape"),
-    ("9" * 40, "too large for 64 bits"),
+    ("9" * 40, "too large for 64 bits"), ('{"set": [1, {"list": [2]}]}', "set whose members"),
 ])
 def test_a_malformed_non_finite_or_oversized_output_fails_its_check(value, why):
     _, entries = exchange.read_outputs(('{"statements": [], "calls": [{"value": %s}, {"value": 2.0}]}' % value).encode(), 2)
@@ -300,6 +300,25 @@ def test_the_course_library_beside_an_answer_of_01_is_a_read_only_copy_in_its_ow
     assert notes == [] and entries[0]["value"] == [True, 0, 2], entries
 
 
+def test_a_committed_sweep_is_copied_beside_the_answer_and_the_repository_stays_out_of_reach():
+    """05's exercise 4 reads results/parity16_seeds: the judge copies it, read-only, into the copy of
+    act_experiments, where tables.RESULTS points in the answer's process; the repository's own copy
+    stays refused, and a course module that imports pyplot (act_experiments.figures) gets a stand-in."""
+    from act_experiments.sweeps.reading import load_sweep
+    code = ("import os\nfrom act_experiments.tables import RESULTS\nfrom act_experiments.sweeps.reading import load_sweep\n"
+            "from act_experiments.figures import notebook_figure\n"
+            "def where(path):\n"
+            "    try:\n        open(path).close()\n        theirs = 'read'\n"
+            "    except PermissionError:\n        theirs = 'refused'\n"
+            "    return [str(RESULTS).startswith(os.getcwd()), os.listdir(RESULTS), len(load_sweep('parity16_seeds')['runs']),"
+            " theirs]\n")
+    notes, entries = judge.run_answer([{"name": "<cell>", "code": code}],
+                                      [("where", [str(ROOT / "results" / "parity16_seeds" / "sweep.json")])],
+                                      judged.JUDGED["05_parity"], {}, timeout=60)
+    runs = len(load_sweep("parity16_seeds")["runs"])
+    assert notes == [] and entries[0]["value"] == [True, ["parity16_seeds"], runs, "refused"], (notes, entries)
+
+
 def test_the_lesson_cells_run_are_those_a_later_cell_reads():
     from act_course.grading.lesson import needed, release_form, without_unread_imports
     codes = ["import numpy as np\nimport torch", "P = np.ones(2)", "fig = plt.figure()", "P['b'] = 1.0",
@@ -307,6 +326,12 @@ def test_the_lesson_cells_run_are_those_a_later_cell_reads():
     assert needed(codes, {5}) == [0, 1, 3, 5]
     assert "torch" not in without_unread_imports([codes[k] for k in (0, 1, 3, 5)], {0, 1, 2})[0]
     assert release_form("a = None\n### BEGIN SOLUTION\na = 1\n### END SOLUTION\n") == "a = None\npass\n"
+    # a name a loop binds before reading it is its own (06's check of eq. (21) reuses the lesson's p and
+    # q, whose cell reads the runs trained live); one it reads before binding it comes from earlier
+    assert needed(["p = train()", "for i in range(3):\n    p, q = i, i + 1\n    out = p + q"], {1}) == [1]
+    assert needed(["total = 0", "for i in range(3):\n    total = total + i"], {1}) == [0, 1]
+    assert needed(["x = 1", "if flag:\n    x = 2\nprint(x)"], {1}) == [0, 1]
+    assert needed(["f = train()", "with open('runs.csv') as f:\n    rows = f.read()\nprint(rows)"], {1}) == [1]
 
 
 # 12's exercises 1 and 3 are values, decided by their check cells in the judge's process: one run
@@ -329,6 +354,27 @@ def test_12s_values_that_equal_anything_score_0_and_a_helper_of_ones_own_full_ma
     assert sorted(found) == ["ex1-check", "ex3-check"]
     assert not found["ex1-check"].passed and "E[n] = sum_n n p_n is not 0.0" in found["ex1-check"].text
     assert found["ex3-check"].passed and "mean 3.000 steps" in found["ex3-check"].text, found["ex3-check"].text
+
+
+# the values of 06-14 that only the learner's kernel checked (issue 40): there an answer cell that
+# installs an IPython AST transformer wrapping every later cell in try/except silences the check
+# cell, whatever the values; in the judge get_ipython() is a stand-in that does nothing, and the
+# check cell's own tests decide on the values sent back. One run, 14's exercise 3: its two checks
+# read one answer cell
+
+
+def test_values_that_silence_the_kernels_check_score_0_and_the_right_values_full_marks():
+    """ex3-check's blocks pushed open are wrong (a block at the target rate is pushed neither way);
+    ex3-check-b's answer is right, an empty set, which comes back as a set as its check cell asks."""
+    answer = (submissions.SILENCE + "get_ipython().ast_transformers.append(_Silence())\n"
+              "rate_loss8, pushed_open, pushed_closed = 0.265625, {2, 3, 4}, {1}\n"
+              "act_pushed_open = set()\n")
+    found = verdicts(attacks.Submission("wrong values behind an AST transformer on 14's exercise 3", submissions.NB_14,
+                                        {"ex3-solution": answer}, "mixed"))
+    assert sorted(found) == ["ex3-check", "ex3-check-b"]
+    assert not found["ex3-check"].passed and "pushed_open = [2, 3, 4]" in found["ex3-check"].text, found["ex3-check"]
+    assert found["ex3-check-b"].passed and "never asks for more computation" in found["ex3-check-b"].text, \
+        found["ex3-check-b"].text
 
 
 def test_a_piece_reaches_the_answer_as_a_function_that_says_nothing_of_what_it_is():

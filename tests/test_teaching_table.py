@@ -43,8 +43,8 @@ def test_a_self_check_without_a_reason_or_a_stale_reason_is_refused(tmp_path, mo
     with pytest.raises(ValueError, match="05/ex9-check"):
         checks_table.checks([copy])
     monkeypatch.delitem(checks_table.REASONS, "05/ex9-check")
-    monkeypatch.delitem(checks_table.REASONS, "05/ex1-check")
-    with pytest.raises(KeyError, match="05/ex1-check"):
+    monkeypatch.delitem(checks_table.REASONS, "05/ex3-check-b")
+    with pytest.raises(KeyError, match="05/ex3-check-b"):
         checks_table.checks([copy])
 
 

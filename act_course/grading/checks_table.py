@@ -34,20 +34,10 @@ MEASURED = "not yet judged: its answer is values measured in the kernel with the
 # why each self-check runs in the learner's kernel, keyed "<notebook number>/<grade_id>" (grade ids
 # repeat from notebook to notebook); a tuple adds a note on what else the check reads
 REASONS = {
-    "05/ex1-check": VALUES, "05/ex2-check": VALUES, "05/ex3-check": VALUES,
     "05/ex3-check-b": (MEASURED, "the networks are untrained (`iterations=0`)"),
-    "05/ex4-check": COMMITTED,
-    "06/ex1-check": VALUES, "06/ex2-check": VALUES,
-    "07/ex4-check": COMMITTED,
-    "08/ex1-check": VALUES, "08/ex2-check": VALUES,
     "08/ex4-check": (LIVE, "`N` and `rho` come from section 4's run of the network trained in section 2"),
-    "09/ex1-check": VALUES,
     "09/ex2-check": (LIVE, "it runs `model`, the network trained in section 2"),
-    "09/ex3-check": COMMITTED,
     "09/ex4-check-b": (LIVE, "`rho` comes from section 3's run of the network trained in section 2"),
-    "11/ex2-check": VALUES, "11/ex3-check": VALUES,
-    "13/ex2-check": VALUES,
-    "14/ex3-check": VALUES, "14/ex3-check-b": VALUES,
 }
 
 ANSWERED = re.compile(r"\banswered\(([^)]*)\)")

@@ -12,8 +12,10 @@ end the process. So nothing it sends back is believed about itself. The judge
   exactly one output per call made, each a value or an error, every value of the few forms the
   runner writes (``read_outputs``). A missing or extra output, a document of another form, a
   value of another form, a number that is not finite, or more than ``MAX_VALUES`` numbers in one
-  output: the call's check fails. The checks decide on the values alone (exercises_01.py and the
-  other exercises_*.py), comparing them with references that never leave the judge's process.
+  output: the call's check fails. A set comes back as a set (of numbers and strings), so that a
+  check cell that asks for one gets one. The checks decide on the values alone (exercises_01.py
+  and the other exercises_*.py), comparing them with references that never leave the judge's
+  process.
 
 A call is a function's name and its arguments (arrays, lists, dictionaries, numbers; ``Earlier``
 for what an earlier call returned, ``Generator`` for a NumPy generator seeded by the judge,
@@ -93,6 +95,8 @@ def encode(value):
         return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
     if isinstance(value, (list, tuple)):
         return {"list": [encode(v) for v in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"set": [encode(v) for v in value]}
     if isinstance(value, Earlier):
         return {"result": [value.call, value.item]}
     if isinstance(value, Generator):
@@ -264,6 +268,8 @@ def decode(value, counted, depth):
         return _array(body, counted)
     if form == "list" and isinstance(body, list):
         return [decode(v, counted, depth + 1) for v in body]
+    if form == "set" and isinstance(body, list):
+        return _set([decode(v, counted, depth + 1) for v in body])
     if form == "dict" and isinstance(body, list):
         out = {}
         for pair in body:
@@ -275,6 +281,14 @@ def decode(value, counted, depth):
             out[key] = decode(pair[1], counted, depth + 1)
         return out
     raise Malformed("it is not a value of the judge's format")
+
+
+def _set(members):
+    """A set of numbers and strings (a 0-d array as its number, as NumPy's own scalars hash), or Malformed."""
+    members = [m.item() if isinstance(m, np.ndarray) and m.shape == () else m for m in members]
+    if any(isinstance(m, (list, dict, np.ndarray)) for m in members):
+        raise Malformed("it holds a set whose members are not numbers or strings")
+    return set(members)
 
 
 def _array(body, counted):

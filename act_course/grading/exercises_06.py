@@ -1,16 +1,24 @@
-"""The judge's check for notebook 06 (logic): ``show_b0`` (exercise 3), called on batches of the logic
-task drawn at grading time and compared with the copy worked out here, with NumPy alone (the
-course's code out of reach). Exercises 1 and 2 are values from the notebook's runs: they stay
-self-checks (act_course.grading.checks_table)."""
+"""The judge's checks for notebook 06 (logic).
+
+Exercise 3's ``show_b0`` is called on batches of the logic task drawn at grading time and compared
+with the copy worked out here; it runs ``apart``, with NumPy alone: the lesson, the course's code
+and PyTorch out of reach. Exercises 1 and 2 are values worked out from the notebook's fixed inputs
+(the bits of eq. (21) for a given chain, the hidden b0 and the targets of one sequence of the
+task; ``BY_ITS_TESTS``): the answer's process runs the lesson's cells the answers need (the setup
+cell for ``tasks``, section 2's for ``chain`` and ``gates_of``) with read-only copies of
+``act_experiments`` and ``act_numpy`` beside it, and sends back the values; the check cells' own
+tests decide in the judge's process (replay.py), against ``tasks.make_batch`` and Table 1 run there.
+"""
 
 import numpy as np
 
 from act_experiments.data import tasks
 
 from .exchange import returned
-from .judge import Judged, Wrong, shaped
+from .judge import BY_ITS_TESTS, Judged, Wrong, apart, shaped
 
 
+@apart
 def ex3(rng):
     """show_b0: the previous vector's target in unit 0 of every vector after the first."""
     calls, refs = [], []
@@ -37,6 +45,11 @@ def ex3(rng):
     return calls, verify
 
 
-JUDGED = Judged(allowed={}, checks={"ex3-check": ex3},
-                why="the judge runs show_b0 with NumPy alone, outside your notebook: the course's code and the "
-                    "network trained there are out of reach (the statements that use them cost nothing)")
+JUDGED = Judged(
+    allowed={},
+    checks={"ex1-check": BY_ITS_TESTS, "ex2-check": BY_ITS_TESTS, "ex3-check": ex3},
+    library=("act_experiments", "act_numpy"),
+    why="the judge runs your answers outside your notebook: show_b0 with NumPy alone, exercises 1 and 2 with "
+        "act_experiments and act_numpy; the rest of the course, PyTorch and the network trained there are out of "
+        "reach (the statements that use them cost nothing)",
+)

@@ -1,7 +1,15 @@
 """The judge's checks for notebook 07 (addition): three functions, called on batches of the addition
 task drawn at grading time and compared with what ``tasks.make_batch`` writes, here. The answers are
-written by hand: the course's code is out of reach but the constant ``tasks.END_CLASS``.
-Exercise 4 reads the committed sweeps: it stays a self-check (act_course.grading.checks_table).
+written by hand (``by_hand``): the lesson and the course's code are out of reach but the constant
+``tasks.END_CLASS``.
+
+Exercise 4 is values read from the committed sweep ``addition_3digit`` (the rise of the ponder per
+digit at each tau, and the steepest tau; ``BY_ITS_TESTS``): the answer's process runs the lesson's
+cells the answer needs (the setup cell, and section 6's ``sweep_table`` and its table of
+``addition_3digit``) with read-only copies of ``act_experiments``, ``act_engine`` and ``act_numpy``
+beside it and of that sweep inside the copy of ``act_experiments`` (``Judged.committed``), and sends
+back the values; the check cell's own tests decide in the judge's process (replay.py), on the
+repository's sweep.
 """
 
 import numpy as np
@@ -9,7 +17,7 @@ import numpy as np
 from act_experiments.data import tasks
 
 from .exchange import returned
-from .judge import Judged, Wrong, shaped, unpack
+from .judge import BY_ITS_TESTS, Judged, Wrong, by_hand, shaped, unpack
 
 
 def number_of(row):
@@ -17,6 +25,7 @@ def number_of(row):
     return sum(int(np.argmax(b)) * 10 ** k for k, b in enumerate(row.reshape(-1, 10)) if b.any())
 
 
+@by_hand
 def ex1(rng):
     """encode_number against make_batch's rows, max_digits 2 and 5."""
     calls, refs = [], []
@@ -37,6 +46,7 @@ def ex1(rng):
     return calls, verify
 
 
+@by_hand
 def ex2(rng):
     """sum_targets against make_batch's targets and masks."""
     x, y, mask = tasks.make_batch("addition", rng, 40, max_numbers=5, max_digits=3)
@@ -62,6 +72,7 @@ def ex2(rng):
     return calls, verify
 
 
+@by_hand
 def ex3(rng):
     """reverse_digits on batches drawn now: every number and sum written most significant digit first."""
     calls, refs = [], []
@@ -88,6 +99,11 @@ def ex3(rng):
 
 JUDGED = Judged(
     allowed={1: ()},
-    checks={"ex1-check": ex1, "ex2-check": ex2, "ex3-check": ex3},
+    checks={"ex1-check": ex1, "ex2-check": ex2, "ex3-check": ex3, "ex4-check": BY_ITS_TESTS},
     constants={"act_experiments.data.tasks.END_CLASS": tasks.END_CLASS},
+    library=("act_experiments", "act_numpy", "act_engine"),
+    committed=("addition_3digit",),
+    why="exercises 1 to 3 ask you to write the layout yourself, with NumPy: the course's code is out of reach "
+        "there but tasks.END_CLASS; exercise 4 may use act_experiments, act_engine, act_numpy and the committed "
+        "sweep addition_3digit, not the rest of the course or PyTorch",
 )

@@ -1,13 +1,19 @@
-"""The judge's check for notebook 08 (sort), exercise 3: ``make_sort_flag_after``, called with
-generators seeded at grading time; what it returns is checked here against the task's layout (the
-flag alone on step n, the values before it, their sorting positions as targets after it). NumPy
-alone: the course's code is out of reach. The other checks read the notebook's runs: they stay
-self-checks (act_course.grading.checks_table)."""
+"""The judge's checks for notebook 08 (sort).
+
+Exercise 3's ``make_sort_flag_after`` is called with generators seeded at grading time; what it
+returns is checked here against the task's layout (the flag alone on step n, the values before it,
+their sorting positions as targets after it). It runs ``apart``, with NumPy alone: the lesson and
+the course's code out of reach. Exercises 1 and 2 are values worked out from the notebook's fixed
+inputs (the rows of one list of four values; N, R and rho of an untrained step and the bias that
+halts at once; ``BY_ITS_TESTS``): the answer's process runs the lesson's cells the answers need,
+with read-only copies of ``act_experiments`` and ``act_numpy`` beside it, and sends back the values;
+the check cells' own tests decide in the judge's process (replay.py). Exercise 4 reads the network
+trained live in the learner's kernel: it stays a self-check of no points (act_course.grading.checks_table)."""
 
 import numpy as np
 
 from .exchange import Generator, returned
-from .judge import Judged, Wrong, shaped, unpack
+from .judge import BY_ITS_TESTS, Judged, Wrong, apart, shaped, unpack
 
 
 def one_list(b, x, y, mask, max_length):
@@ -34,6 +40,7 @@ def one_list(b, x, y, mask, max_length):
     return n
 
 
+@apart
 def ex3(rng):
     """make_sort_flag_after: 400 lists with max_length 5, 200 with max_length 3, generators seeded now."""
     sizes = [(400, 5), (200, 3)]
@@ -53,4 +60,11 @@ def ex3(rng):
     return calls, verify
 
 
-JUDGED = Judged(allowed={}, checks={"ex3-check": ex3})
+JUDGED = Judged(
+    allowed={},
+    checks={"ex1-check": BY_ITS_TESTS, "ex2-check": BY_ITS_TESTS, "ex3-check": ex3},
+    library=("act_experiments", "act_numpy"),
+    why="the judge runs your answers outside your notebook: make_sort_flag_after with NumPy alone, exercises 1 "
+        "and 2 with act_experiments and act_numpy; the rest of the course, PyTorch and the networks trained there "
+        "are out of reach (the statements that use them cost nothing)",
+)

@@ -1,14 +1,28 @@
-"""The judge's check for notebook 09 (characters): ``position_in_word`` (exercise 4), called on the
-notebook's cases and on byte strings drawn at grading time, compared with the positions worked
-out here. The other checks read the network trained live or the committed sweeps: they stay
-self-checks (act_course.grading.checks_table)."""
+"""The judge's checks for notebook 09 (characters).
+
+Exercise 4's ``position_in_word`` is called on the notebook's cases and on byte strings drawn at
+grading time, and compared with the positions worked out here; it runs ``apart``, with NumPy
+alone: the lesson and the course's code out of reach. Exercise 1 is values worked out from the
+notebook's fixed inputs (the cost of a uniform guess over the bytes of the training text, and of
+"cab" under an add-one unigram; ``BY_ITS_TESTS``): the answer's process runs the lesson's cells it
+needs (the setup cell, section 1's for ``train_text``, the text coming with Python) with read-only
+copies of ``act_experiments`` and ``act_numpy`` beside it, and sends back the values; the check
+cell's own tests decide in the judge's process (replay.py). Exercise 3 is values read from the
+committed characters sweep (the classes of least ponder and of the hardest next byte): its lesson
+cells (section 3's ``res`` and ``tau``) run the same way, with ``act_engine`` beside the answer too
+(``characters`` imports the sweeps' machinery) and a read-only copy of the sweep that
+``characters.default_results`` reads inside the copy of ``act_experiments`` (``Judged.committed``).
+The other checks read the network trained live: they stay self-checks of no points
+(act_course.grading.checks_table)."""
 
 import string
 
 import numpy as np
 
+from act_experiments.tables import RESULTS
+
 from .exchange import returned
-from .judge import Judged, Wrong
+from .judge import BY_ITS_TESTS, Judged, Wrong, apart
 
 CASES = [b"the cat", b"the cat, sat", b"  Ab\n9xy.z", b"a", b""]
 LETTERS = frozenset(string.ascii_letters.encode())
@@ -22,6 +36,7 @@ def positions(codes):
     return found
 
 
+@apart
 def ex4(rng):
     """position_in_word on the notebook's cases and on 20 byte strings drawn now."""
     alphabet = np.frombuffer((string.ascii_letters + "  .,;'\n0123456789-").encode() + bytes([200, 7]), dtype=np.uint8)
@@ -41,4 +56,12 @@ def ex4(rng):
     return calls, verify
 
 
-JUDGED = Judged(allowed={}, checks={"ex4-check": ex4})
+JUDGED = Judged(
+    allowed={},
+    checks={"ex1-check": BY_ITS_TESTS, "ex3-check": BY_ITS_TESTS, "ex4-check": ex4},
+    library=("act_experiments", "act_numpy", "act_engine"),
+    committed=tuple(name for name in ("characters", "characters_small") if (RESULTS / name).is_dir()),
+    why="the judge runs your answers outside your notebook: position_in_word with NumPy alone, exercises 1 and 3 "
+        "with act_experiments, act_engine, act_numpy and the committed sweep; the rest of the course, PyTorch and "
+        "the network trained there are out of reach (the statements that use them cost nothing)",
+)

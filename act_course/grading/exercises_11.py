@@ -1,6 +1,11 @@
-"""The judge's checks for notebook 11 (pitfalls): exercise 1's test ``catches`` and exercise 4's
-``kl_directions``. The other checks are values worked out from the notebook's fixed inputs: they
-stay self-checks (act_course.grading.checks_table).
+"""The judge's checks for notebook 11 (pitfalls): exercise 1's test ``catches``, exercise 4's
+``kl_directions``, and exercises 2 and 3, values worked out from the notebook's fixed inputs
+(halting values on which the two halting tests differ or agree; the cases where ``public_halting``
+is wrong and the gallery's entry it implements; ``BY_ITS_TESTS``): the answer's process runs the
+lesson's cells they need (the setup cell for ``pf``, section 2's for ``CASES`` and ``results``)
+with PyTorch and read-only copies of ``act_beyond``, ``act_torch`` and ``act_numpy`` beside it, as
+for exercise 1, and sends back the values; the check cells' own tests decide in the judge's
+process (replay.py), against ``pf.halting_from_values`` and the gallery run there.
 
 Exercise 1's answer is a test: ``catches(weights)`` runs a halting distribution, a piece
 ``weights(h, N, capped) -> (p, R)``, through ``pf.halting_from_values`` and says whether it breaks
@@ -43,7 +48,7 @@ import torch
 from act_beyond import pitfalls as pf
 
 from .exchange import Piece, Tensor, returned
-from .judge import Judged, Wrong, apart, same, truth, unpack
+from .judge import BY_ITS_TESTS, Judged, Wrong, apart, same, truth, unpack
 
 HEAD = "def piece(h, N, capped):\n    steps = torch.arange(1, h.shape[-1] + 1)\n"
 BEFORE = "    before = torch.where(steps < N[:, None], h, 0.0)\n"
@@ -162,11 +167,11 @@ def ex4(rng):
 
 JUDGED = Judged(
     allowed={4: ()},
-    checks={"ex1-check": ex1, "ex4-check": ex4},
+    checks={"ex1-check": ex1, "ex2-check": BY_ITS_TESTS, "ex3-check": BY_ITS_TESTS, "ex4-check": ex4},
     torch=True,
     modules={"np": "numpy", "numpy": "numpy", "math": "math", "torch": "torch", "F": "torch.nn.functional"},
     library=("act_numpy", "act_torch", "act_beyond"),
     why="exercise 4 asks for F.kl_div: the course's own KL functions are out of reach there (the notebook's own "
-        "statements that use the course cost nothing); exercise 1 may use act_beyond, act_torch and act_numpy, not "
-        "the rest of the course",
+        "statements that use the course cost nothing); exercises 1 to 3 may use act_beyond, act_torch and act_numpy, "
+        "not the rest of the course",
 )

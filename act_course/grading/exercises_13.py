@@ -12,6 +12,11 @@ of one that divides the rows; never larger than the rows, which would leave no b
 course's code is out of reach of the answers; NumPy is there, and any other installed package.
 The visible part of each check also measures the encoder trained live in the learner's kernel: it
 is for the learner, and the judge's verdict decides the points.
+
+Exercise 2 is values worked out from a fixed array of halting steps that its answer cell hands in
+(``N_ex3``; ``BY_ITS_TESTS``): the answer's process runs the answer cells alone (they need no
+lesson cell, and the course's code is out of reach there too) and sends back ``per_position``,
+``batched`` and ``per_row``; the check cell's own tests decide in the judge's process (replay.py).
 """
 
 import numpy as np
@@ -19,7 +24,7 @@ import numpy as np
 from act_beyond import universal_transformer as ut
 
 from .exchange import returned
-from .judge import Judged, Wrong, unpack
+from .judge import BY_ITS_TESTS, Judged, Wrong, unpack
 
 EXAMPLE = (np.array([[2, 4, 5]]), np.array([[1, 2, 2]]), 4)       # a = 2, b = a, c = b: (0.5, 0.5, 0.0)
 
@@ -137,6 +142,6 @@ def ex3(rng):
 
 JUDGED = Judged(
     allowed={1: ()},
-    checks={"ex1-check": ex1, "ex3-check": ex3},
-    why="this exercise asks you to count it yourself, with NumPy: the course's code is out of reach",
+    checks={"ex1-check": ex1, "ex2-check": BY_ITS_TESTS, "ex3-check": ex3},
+    why="these exercises ask you to count it yourself, with NumPy: the course's code is out of reach",
 )

@@ -2,8 +2,16 @@
 on inputs drawn at grading time. ``st_gradient`` (exercise 1) is compared with autograd through
 ``convnet_aig.gumbel_softmax`` and ``expected_rate_loss`` (exercise 2) with the average of
 ``target_rate_loss`` over every outcome of the gates, both worked out here; exercise 2's two
-values are read back by name. The course's code and PyTorch (autograd with it) are out of reach of
-the answers. Exercise 3's values are still checked in the learner's kernel (a self-check, not yet judged)."""
+values are read back by name. Both run as 03b's pieces do (``by_hand``): the lesson, the course's
+code and PyTorch (autograd with it) out of reach of the answers.
+
+Exercise 3 is values worked out from the gates ``Z8`` that its answer cell hands in (a PyTorch
+tensor): the target-rate loss, the blocks that descent pushes open and closed, and the ponder steps
+that ACT's cost pushes towards more computation (``BY_ITS_TESTS``). The answer's process runs the
+lesson's cells the answers need (the setup cell, for ``torch`` and ``aig``) with PyTorch and
+read-only copies of ``act_beyond``, ``act_torch`` and ``act_numpy`` beside it, and sends back the
+values, sets as sets; the check cells' own tests decide in the judge's process (replay.py), against
+autograd through ``aig.target_rate_loss`` run there."""
 
 import itertools
 
@@ -13,9 +21,10 @@ import torch
 from act_beyond import convnet_aig as aig
 
 from .exchange import Read, returned
-from .judge import Judged, Wrong, same, shaped
+from .judge import BY_ITS_TESTS, Judged, Wrong, by_hand, same, shaped
 
 
+@by_hand
 def ex1(rng):
     """st_gradient against autograd through aig.gumbel_softmax, 96 noisy gates at T = 0.5, 1, 3."""
     gen = torch.Generator().manual_seed(int(rng.integers(2 ** 31)))
@@ -55,6 +64,7 @@ def by_outcomes(P, t):
     return total
 
 
+@by_hand
 def ex2(rng):
     """expected_rate_loss against the average over every outcome; loss_unsure and loss_decisive."""
     cases = [((2, 1), 0.5), ((3, 2), float(rng.uniform(0.1, 0.9))), ((2, 3), float(rng.uniform(0.1, 0.9))),
@@ -83,7 +93,11 @@ def ex2(rng):
 
 JUDGED = Judged(
     allowed={1: ()},
-    checks={"ex1-check": ex1, "ex2-check": ex2},
-    why="this exercise asks for the piece by hand, with NumPy: the course's code and PyTorch (autograd with it) "
-        "are out of reach",
+    checks={"ex1-check": ex1, "ex2-check": ex2, "ex3-check": BY_ITS_TESTS, "ex3-check-b": BY_ITS_TESTS},
+    why="exercises 1 and 2 ask for the piece by hand, with NumPy: the course's code and PyTorch (autograd with "
+        "it) are out of reach there; exercise 3 may use act_beyond, act_torch and act_numpy, not the rest of the "
+        "course",
+    modules={"np": "numpy", "numpy": "numpy", "math": "math", "torch": "torch"},
+    library=("act_numpy", "act_torch", "act_beyond"),
+    torch=True,
 )

@@ -30,7 +30,9 @@ tests use it).
 Each judged notebook is a ``Judged`` (act_course.grading.registry.JUDGED lists them; the modules
 exercises_<notebook>.py write them): the exercises' allowed pieces (the table in docs/teaching.md,
 "Writing ACT means writing it", says the same; a test holds them together), the names handed in,
-the course packages the answers may use (``library``: 01-04 use ``act_numpy``), and for each
+the course packages the answers may use (``library``: 01-04 use ``act_numpy``; ``committed``: the
+committed sweeps a lesson cell reads, copied read-only into the copy of ``act_experiments``, where
+``tables.committed_results`` finds them as in an installed wheel), and for each
 check cell either a function that draws inputs and returns the calls to make with a ``verify``
 that compares their results with the references, or ``BY_ITS_TESTS``: its answers are values,
 read back by name from the answer's process (``read_answers``, after the lesson's cells they
@@ -91,6 +93,7 @@ class Judged:
     library: tuple = ()              # course packages the answer may use, copied read-only beside it
     inert: tuple = ("matplotlib",)   # modules whose import binds a stand-in that draws nothing
     constants: dict = field(default_factory=dict)   # {dotted name: value} read through an out-of-reach module
+    committed: tuple = ()            # folders of results/ the lesson reads, copied with act_experiments (copy_package)
 
 
 BY_ITS_TESTS = "by its hidden tests"       # a check of values: its own cell decides, in the judge's process (replay.py)
@@ -195,7 +198,8 @@ def run_answer(cells, calls, judged, out_of_reach, timeout=TIMEOUT, library=None
         shutil.copy(RUNNER, runner)
         shutil.copy(SEAL, Path(folder) / "seal.py")
         for package in library:
-            copy_package(package, Path(folder) / "library" / package)
+            copy_package(package, Path(folder) / "library" / package,
+                         committed=judged.committed if package == "act_experiments" else ())
         out = exchange(python_command(runner, folder), job, folder, plain_env(folder), timeout)
     return read_outputs(out, len(calls))
 
@@ -209,12 +213,18 @@ def _call(call):
     return {"function": function, "args": [encode(a) for a in args]}
 
 
-def copy_package(package, target):
-    """A read-only copy of the installed course package ``package`` (its .py files) at ``target``."""
+def copy_package(package, target, committed=()):
+    """A read-only copy of the installed course package ``package`` (its .py files) at ``target``,
+    with the committed sweeps ``committed`` (folders of results/) in its ``committed/`` folder: where
+    act_experiments.tables.committed_results finds them, as in an installed wheel, since the answer's
+    process may not open the repository's results/."""
     import importlib.util
     import os
+    from act_experiments.tables import RESULTS
     spec = importlib.util.find_spec(package)
     shutil.copytree(spec.submodule_search_locations[0], target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in committed:
+        shutil.copytree(RESULTS / name, target / "committed" / name)
     for here, folders, files in os.walk(target, topdown=False):
         for name in files:
             os.chmod(os.path.join(here, name), 0o444)

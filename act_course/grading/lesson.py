@@ -81,11 +81,48 @@ def _changes(node):
     return found
 
 
+def _read_first(body, bound):
+    """(read, bound after) of the statements ``body``, given the names ``bound`` before them: the
+    names they read before binding them, in the order Python runs them (an assignment's value
+    before its targets; a loop's iterable, then its target, then its body, statement by statement),
+    so that ``p, q = ...`` inside a loop, read later in that loop, asks no earlier cell for a ``p``.
+    What a loop's body binds does not count after it (the body may not run), nor what one branch
+    of an ``if`` binds alone; a ``with`` binds its names and its body's; other compound statements
+    read every name they hold."""
+    read, bound = set(), set(bound)
+    for node in body:
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            inner, _ = _read_first(node.body, bound | _target_names(node.target, False))
+            after, _ = _read_first(node.orelse, bound)
+            read |= (_reads(node.iter) - _scoped(node.iter) | _reads(node.target) | inner | after) - bound
+        elif isinstance(node, ast.If):
+            (yes, bound_yes), (no, bound_no) = _read_first(node.body, bound), _read_first(node.orelse, bound)
+            read |= (_reads(node.test) - _scoped(node.test) | yes | no) - bound
+            bound |= bound_yes & bound_no
+        elif isinstance(node, (ast.With, ast.AsyncWith)):          # its body runs: what it binds counts after
+            opened = set().union(*(_target_names(i.optional_vars, False) for i in node.items if i.optional_vars))
+            inner, bound_inner = _read_first(node.body, bound | opened)
+            entered = set().union(*(_reads(i.context_expr) - _scoped(i.context_expr) for i in node.items))
+            read |= (entered | inner) - bound
+            bound |= opened | bound_inner
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            read |= (_reads(node.value) - _scoped(node.value) | set().union(*(_reads(t) for t in targets))) - bound
+            bound |= set().union(*(_target_names(t, False) for t in targets))
+        else:
+            read |= _reads(node) - _scoped(node) - bound
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return read, bound
+
+
 def _statement(node):
     """(bound, changed, read) of one top-level statement: the names it binds anew, those it
     changes in place (an item, an attribute, ``+=``, a method call such as ``table.append``), and
-    every name it reads, in functions' bodies too. A top-level call of a method, such as
-    ``table.append(row)``, counts as a change of ``table``."""
+    every name it reads before binding it (``_read_first``), in functions' bodies too. A top-level
+    call of a method, such as ``table.append(row)``, counts as a change of ``table``."""
     bound, changed = set(), set()
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         bound.add(node.name)
@@ -97,7 +134,7 @@ def _statement(node):
             changed |= _target_names(target, True)
     elif isinstance(node, (ast.For, ast.AsyncFor)):
         bound |= _target_names(node.target, False)
-    read, changed = _reads(node) - _scoped(node), changed | _changes(node)
+    read, changed = _read_first([node], set())[0], changed | _changes(node)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
         changed |= _target_names(node.value.func.value, True) | _target_names(node.value.func.value, False)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

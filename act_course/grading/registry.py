@@ -23,8 +23,8 @@ class _Judged(Mapping):
     that grades one notebook, or none, need not spend."""
 
     STEMS = ("01_forward_pass", "02_binary_flag", "03_backprop_remainder", "03b_write_your_own_act",
-             "04_numpy_vs_torch", "06_logic", "07_addition", "08_sort", "09_characters", "10_time_penalty",
-             "11_pitfalls", "12_attention_pondernet", "13_universal_transformer", "14_convnet_aig",
+             "04_numpy_vs_torch", "05_parity", "06_logic", "07_addition", "08_sort", "09_characters",
+             "10_time_penalty", "11_pitfalls", "12_attention_pondernet", "13_universal_transformer", "14_convnet_aig",
              "15_when_adapting_pays")
 
     def __getitem__(self, stem):
