@@ -39,19 +39,14 @@ def empty_gradebook():
     """The bytes of an empty gradebook.db, made once per process by nbgrader's own Gradebook. nbgrader
     makes the same file for every new course through a subprocess of alembic, two seconds or more;
     the suite and scripts/attacks.py set up a dozen courses."""
+    from unittest import mock
+
     from nbgrader.api import Gradebook
-    with tempfile.TemporaryDirectory(prefix="act-gradebook-") as folder:
+    with tempfile.TemporaryDirectory(prefix="act-gradebook-") as folder, \
+            mock.patch.dict(os.environ, PATH=_path_with_venv()):     # PATH as it was, afterwards
         path = Path(folder) / "gradebook.db"
-        before = os.environ.get("PATH")
-        os.environ["PATH"] = _path_with_venv()
-        try:
-            with Gradebook(f"sqlite:///{path}"):
-                pass
-        finally:
-            if before is None:
-                os.environ.pop("PATH", None)
-            else:
-                os.environ["PATH"] = before
+        with Gradebook(f"sqlite:///{path}"):
+            pass
         return path.read_bytes()
 
 
