@@ -8,7 +8,9 @@ attack in the learner's kernel (``IN_KERNEL``) must also be stopped by the gradi
 (act_course/grading/seal.py) where it says so (``by_seal``).
 
 ``cut_down`` keeps of a notebook only the install and setup cells, the attacked exercises' cells and the cells a
-submission adds, so that nbgrader's autograde runs in seconds; ``make exercises`` runs this after
+submission adds, so that nbgrader's autograde runs in seconds: the course's source of a notebook keeps the
+exercises of all its submissions, each submission its own alone (nbgrader scores the check cells a
+submission has, and leaves those it lacks unscored); ``make exercises`` runs this after
 scripts/student.py --check, and tests/test_judge.py runs the same submissions through the judge alone.
 """
 
@@ -112,13 +114,20 @@ def run(submissions, folder):
         for student_id, submission in group:
             path = course_folder / student_id / f"{stem}.ipynb"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(cut_down(submitted(submission), numbers), indent=1), encoding="utf-8")
+            # its own exercises alone: nbgrader scores the check cells a submission has, and the
+            # judge judges those, so the checks of the group's other exercises cost it nothing
+            path.write_text(json.dumps(cut_down(submitted(submission), exercises_of(submission)), indent=1),
+                            encoding="utf-8")
             paths[student_id] = [path]
         graded = autograde(course, paths)
         for student_id, submission in group:
             nb, scores = graded[student_id][f"{stem}.ipynb"]
             checks = judged_checks(source_nb, submission)
-            got = sum(scores[g][0] or 0 for g in checks)
+            unscored = [g for g in checks if scores[g][0] is None]
+            if unscored:        # an attack must score 0 on checks that ran, not on checks left out
+                problems.append(f"{submission.name}: nbgrader scored no {', '.join(unscored)}")
+                continue
+            got = sum(scores[g][0] for g in checks)
             most = sum(scores[g][1] for g in checks)
             want = 0 if submission.expect == "none" else most
             # an attack in the learner's kernel must be stopped by the seal, not miss its target
