@@ -1,11 +1,20 @@
-"""Shared helpers for the tests: small seeded ACT problems."""
+"""Shared helpers for the tests: small seeded ACT problems; PyTorch on the course's thread count."""
 
 import signal
 
 import numpy as np
 import pytest
 
+from act_experiments.threads import torch_threads
 from act_numpy.params import init_params
+
+
+@pytest.fixture(autouse=True, scope="session")
+def course_threads():
+    """PyTorch on the thread count the course trains with (OMP_NUM_THREADS, or one): the tests run
+    the networks as the notebooks and experiments do, and under pytest-xdist each worker keeps to
+    its core instead of its thread pool spinning on the other worker's."""
+    torch_threads()
 
 
 def logit(p):
