@@ -9,6 +9,24 @@ from act_experiments.threads import torch_threads
 from act_numpy.params import init_params
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """A ``twin`` (tests/test_judge.py: the judge alone on a submission of the attack suite) gives
+    `make unit` quick feedback; where nbgrader's own run of that submission's notebook
+    (tests/test_graded_course.py, which runs the same judge inside autograde) is selected too, as in
+    `make test`, the twin is left out. Runs after -k and -m, so only what is really selected counts."""
+    def param(item, name):
+        callspec = getattr(item, "callspec", None)
+        return callspec.params.get(name) if callspec else None
+
+    graded = {param(item, "stem") for item in items if item.get_closest_marker("graded_course")}
+    twins = [item for item in items if item.get_closest_marker("twin") and param(item, "submission").notebook in graded]
+    if twins:
+        config.hook.pytest_deselected(items=twins)
+        left = set(map(id, twins))
+        items[:] = [item for item in items if id(item) not in left]
+
+
 @pytest.fixture(autouse=True, scope="session")
 def course_threads():
     """PyTorch on the thread count the course trains with (OMP_NUM_THREADS, or one): the tests run

@@ -23,6 +23,7 @@ def verdicts(submission, seed=0):
     return found
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize("submission", attacks.ATTACKS, ids=[a.name for a in attacks.ATTACKS])
 def test_every_attack_scores_nothing(submission):
     for grade_id, verdict in verdicts(submission).items():
@@ -35,7 +36,7 @@ def test_the_judge_alone_scores_the_submissions_of_the_other_judged_notebooks_as
         assert verdict.passed == (submission.expect == "full"), (grade_id, verdict.text)
 
 
-@pytest.mark.slow
+@pytest.mark.twin
 @pytest.mark.parametrize("submission", attacks.HONEST, ids=[a.name for a in attacks.HONEST])
 def test_every_honest_variant_scores_full_marks(submission):
     for grade_id, verdict in verdicts(submission).items():
