@@ -49,9 +49,10 @@ def test_a_warning_is_a_note_not_a_failure():
 
 
 # the release's side of every judged notebook is graded by nbgrader in tests/test_graded_course.py (the
-# untouched release scores nothing); here, that of one notebook of each kind: values (01), pieces of ACT
-# written by hand (03b), a gradient by hand without PyTorch (12), and functions checked against the
-# course's frontier and SciPy (15, a second)
+# untouched release scores nothing), where the judge fails its blank exercises without running them;
+# here, one notebook of each kind is run the long way, its answers replaced by hand (not by nbgrader's
+# stub, which the judge would recognise): values (01), pieces of ACT written by hand (03b), a gradient
+# by hand without PyTorch (12), and functions checked against the course's frontier and SciPy (15)
 RELEASE_HERE = ("01_forward_pass", "03b_write_your_own_act", "12_attention_pondernet", "15_when_adapting_pays")
 
 
@@ -94,6 +95,32 @@ def test_the_source_passes_and_the_release_fails_every_judged_check(stem):
         else:
             assert verdict.ename == "NotImplementedError" and "raised NotImplementedError" in verdict.text, (grade_id,
                                                                                                            verdict)
+
+
+def test_an_exercise_left_as_released_fails_without_a_process_and_one_of_the_learners_own_is_run(monkeypatch):
+    """The judge's shortcut for a blank exercise: a check with nothing of the learner's above it
+    (every answer cell as nbgrader released it, no cell added or changed) fails at once; an answer
+    cell changed, or a cell added above, and the check is run the long way."""
+    import nbformat
+    from nbgrader.preprocessors import ClearSolutions
+    stem = attacks.NB_01
+    source = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    release = nbformat.from_dict(json.loads(json.dumps(source)))
+    for cell in release.cells:
+        cell.source = "".join(cell.source) if isinstance(cell.source, list) else cell.source
+        ClearSolutions().preprocess_cell(cell, {"language": "python"}, 0)
+    started = []
+    monkeypatch.setattr(judge, "run_answer", lambda *a, **k: started.append(1) or ([], []))
+    found = judged.judge_notebook(release, stem, rng=np.random.default_rng(0))
+    assert found and not started
+    assert all(not v.passed and v.ename == "NotImplementedError" and "as released" in v.text for v in found.values())
+    first = next(i for i, c in enumerate(release.cells) if c.metadata.get("nbgrader", {}).get("solution"))
+    added = release.cells[:first] + [nbformat.v4.new_code_cell("def helper():\n    return 1")] + release.cells[first:]
+    judged.judge_notebook(dict(release, cells=added), stem, rng=np.random.default_rng(0), only=["ex1-check"])
+    assert started, "a cell of the learner's own above the check: the check runs"
+    release.cells[first].source += "\nx = 1"
+    assert judged.learners_from(release, source, judged.lesson_cells(source)) == first
+    assert judged.learners_from(source, source, judged.lesson_cells(source)) == first
 
 
 def test_the_library_reached_by_name_gets_a_message_that_says_so():

@@ -16,7 +16,9 @@ own process, as two preprocessors in ``c.Autograde.autograde_preprocessors``
   course's packages, and never leave this process: the answer's process gets the calls on stdin
   and sends back their outputs on stdout, read strictly (exchange.py). Every verdict is decided
   here; whatever goes wrong while judging a cell scores that cell 0 with one line saying what,
-  so that autograde itself never fails on a submission. The verdicts wait in nbgrader's
+  so that autograde itself never fails on a submission. A check with nothing of the learner's
+  above it (every answer cell as nbgrader released it, no cell added or changed:
+  ``registry.learners_from``) fails at once, without a process. The verdicts wait in nbgrader's
   ``resources``, in memory.
 - ``WriteVerdicts``, after ``Execute`` and before ``SaveAutoGrades``: each judged check cell's
   outputs are replaced by its verdict (a report on stdout, or an error naming the first number

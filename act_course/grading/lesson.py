@@ -35,6 +35,23 @@ def release_form(code):
     return SOLUTION.sub(lambda m: m.group(1) + "pass", code)
 
 
+def as_released(cell):
+    """A solution cell's code as nbgrader's generate_assignment releases it (its ClearSolutions, with
+    the default stub: ``# YOUR CODE HERE`` and ``raise NotImplementedError()``), or None where
+    nbgrader cannot make it. A course whose nbgrader_config.py changes the stub gets None's meaning:
+    no answer is taken for the released one."""
+    try:
+        import copy
+
+        import nbformat
+        from nbgrader.preprocessors import ClearSolutions
+        made = nbformat.from_dict(copy.deepcopy(dict(cell, source=source(cell))))
+        ClearSolutions().preprocess_cell(made, {"language": "python"}, 0)
+        return made.source
+    except Exception:                                           # noqa: BLE001 (judged the long way)
+        return None
+
+
 def _target_names(node, changed):
     """The names a target binds (``a``, and those of a tuple) or, with ``changed``, changes
     (``a[k] = ...``, ``a.b = ...`` change ``a``)."""

@@ -13,7 +13,7 @@ from act_experiments.files import ROOT
 from . import replay
 from .exchange import one_line
 from .judge import BY_ITS_TESTS, TIMEOUT, Verdict, _noted, judge_cell, read_answers
-from .lesson import cell_role
+from .lesson import as_released, cell_role, source as cell_source
 
 
 class _Judged(Mapping):
@@ -72,6 +72,29 @@ def judged_ids(nb, name):
             and cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") in judged.checks]
 
 
+def learners_from(nb, source, lesson):
+    """The index of the first code cell of ``nb`` that holds something of the learner's: an answer
+    cell other than the one nbgrader released (``as_released`` of the cell of its grade_id in the
+    course's ``source``), or a code cell of no role that is not one of the ``lesson``'s cells (added
+    or changed); the number of cells when there is none. The answers of a check cell above it are
+    all as released: nothing of the learner's can make its calls pass or give its values."""
+    released = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c for c in source.get("cells", [])
+                if c.get("cell_type") == "code" and cell_role(c) == "solution"}
+    for index, cell in enumerate(nb["cells"]):
+        if cell.get("cell_type") != "code":
+            continue
+        meta = cell.get("metadata", {}).get("nbgrader")
+        code = cell_source(cell)
+        if cell_role(cell) == "solution":
+            mine = released.get(meta.get("grade_id"))
+            made = as_released(mine) if mine is not None else None
+            if made is None or code.rstrip() != made.rstrip():
+                return index
+        elif not meta and code.strip() and code.strip() not in lesson:
+            return index
+    return len(nb["cells"])
+
+
 def judge_notebook(nb, name, rng=None, timeout=TIMEOUT, only=None, source=None):
     """{grade_id: Verdict} for the judged check cells of notebook ``nb`` named ``name`` (its stem);
     ``only``: these grade_ids alone; ``source``: the course's source of the notebook (a dict, its
@@ -85,11 +108,15 @@ def judge_notebook(nb, name, rng=None, timeout=TIMEOUT, only=None, source=None):
     rng = rng if rng is not None else np.random.default_rng(secrets.randbits(128))
     verdicts, values, notes = {}, {}, {}
     order = [(i, g) for i, g in judged_ids(nb, name) if only is None or g in only]
+    untouched = learners_from(nb, source, lesson)
     for index, grade_id in order:
         check = judged.checks[grade_id]
-        if check is not BY_ITS_TESTS:
+        if index < untouched:           # a blank exercise: no process started for it
+            verdicts[grade_id] = Verdict(False, f"{grade_id}: not answered yet, its answer cell is as released "
+                                         "(it raises NotImplementedError)", "NotImplementedError")
+        elif check is not BY_ITS_TESTS:
             verdicts[grade_id] = judge_cell(nb, index, judged, check, rng, timeout, lesson)
-    reading = [(i, g) for i, g in order if judged.checks[g] is BY_ITS_TESTS]
+    reading = [(i, g) for i, g in order if judged.checks[g] is BY_ITS_TESTS and g not in verdicts]
     for grade_id, got in (read_answers(nb, reading, judged, timeout, lesson) if reading else {}).items():
         if isinstance(got, Verdict):
             verdicts[grade_id] = got
