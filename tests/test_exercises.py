@@ -152,6 +152,7 @@ def test_hidden_tests_decide_the_grade(tmp_path):
     assert graded["right"][source.name][1] == {"ex1-check": (1, 1)}
 
 
+@pytest.mark.slow
 def test_under_nbval_a_check_cell_that_writes_to_stderr_fails(tmp_path):
     """act_course.grading.nbval_rule, which conftest.py loads: nbgrader would score such a check 0,
     so the source's nbval run fails it; the same text in a lesson cell passes."""

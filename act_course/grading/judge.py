@@ -58,7 +58,7 @@ from .exchange import AnswerError, Earlier, Read, encode, exchange, one_line, pl
     read_outputs, returned
 from ..course import answered
 from .guard import PACKAGES
-from .lesson import cell_role, needed, without_unread_imports
+from .lesson import cell_role, learners_own, needed, without_unread_imports
 from .seal import repository_entries
 
 __all__ = ["AnswerError", "BY_ITS_TESTS", "Earlier", "Judged", "Read", "Verdict", "Wrong", "answer_names", "apart",
@@ -259,7 +259,7 @@ def answer_cells(cells, index, lesson, replay=False, checkpoints=None):
             grade_id = meta.get("grade_id", "answer cell")
             found.append({"name": f"<{grade_id}>", "code": keep_statements(source, replay)[0],
                           "quiet": _exercise(grade_id) not in noted, "must": True})
-        elif not meta and source.strip() and source.strip() not in lesson:
+        elif learners_own(cell, lesson):
             found.append({"name": f"<your cell {number + 1}>", "code": keep_statements(source, replay)[0],
                           "must": True})
         elif not meta and replay and source.strip():

@@ -29,6 +29,13 @@ def source(cell):
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 
 
+def learners_own(cell, lesson):
+    """Whether a code cell is one the learner added or changed: no nbgrader role, not blank, and not
+    one of the ``lesson``'s cells (their stripped sources)."""
+    code = source(cell).strip()
+    return not cell.get("metadata", {}).get("nbgrader") and bool(code) and code not in lesson
+
+
 def release_form(code):
     """A solution cell's code as the release gives it, its answer taken out: the names the task
     hands the learner (``cases``, ``params_rnn``...), set as the teacher wrote them."""
@@ -38,8 +45,8 @@ def release_form(code):
 def as_released(cell):
     """A solution cell's code as nbgrader's generate_assignment releases it (its ClearSolutions, with
     the default stub: ``# YOUR CODE HERE`` and ``raise NotImplementedError()``), or None where
-    nbgrader cannot make it. A course whose nbgrader_config.py changes the stub gets None's meaning:
-    no answer is taken for the released one."""
+    nbgrader cannot make it. A course whose nbgrader_config.py changes the stub releases other code,
+    which this one does not match: its answers are all judged the long way."""
     try:
         import copy
 

@@ -13,7 +13,7 @@ from act_experiments.files import ROOT
 from . import replay
 from .exchange import one_line
 from .judge import BY_ITS_TESTS, TIMEOUT, Verdict, _noted, judge_cell, read_answers
-from .lesson import as_released, cell_role, source as cell_source
+from .lesson import as_released, cell_role, learners_own, source as cell_source
 
 
 class _Judged(Mapping):
@@ -83,14 +83,12 @@ def learners_from(nb, source, lesson):
     for index, cell in enumerate(nb["cells"]):
         if cell.get("cell_type") != "code":
             continue
-        meta = cell.get("metadata", {}).get("nbgrader")
-        code = cell_source(cell)
         if cell_role(cell) == "solution":
-            mine = released.get(meta.get("grade_id"))
+            mine = released.get(cell["metadata"]["nbgrader"].get("grade_id"))
             made = as_released(mine) if mine is not None else None
-            if made is None or code.rstrip() != made.rstrip():
+            if made is None or cell_source(cell).rstrip() != made.rstrip():
                 return index
-        elif not meta and code.strip() and code.strip() not in lesson:
+        elif learners_own(cell, lesson):
             return index
     return len(nb["cells"])
 
